@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+//
+// orientationd: accelerometer orientation as a freedesktop D-Bus service.
+//
+// Layers point down only:
+//   CDBus, CUdev, CLinux          system library shims (pkg-config)
+//   Posix, DBus, Udev             thin typed wrappers, one owner per C handle
+//   OrientationEngine             pure Swift, standard library only
+//   Sensors                       sensor backends behind one protocol
+//   Service                       manager and client objects
+//   orientationd, orientationctl  thin executables
+import PackageDescription
+
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "orientationd",
+    products: [
+        .executable(name: "orientationd", targets: ["orientationd"]),
+        .executable(name: "orientationctl", targets: ["orientationctl"]),
+        .library(name: "OrientationClient", targets: ["OrientationClient"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        .systemLibrary(name: "CLinux"),
+
+        .target(name: "Posix", dependencies: ["CLinux"], swiftSettings: strict),
+        .target(name: "DBus", dependencies: ["CDBus", "Posix"], swiftSettings: strict),
+        .target(name: "Udev", dependencies: ["CUdev", "Posix"], swiftSettings: strict),
+        .target(name: "OrientationEngine", swiftSettings: strict),
+        .target(name: "Sensors", dependencies: ["Posix", "Udev", "OrientationEngine"], swiftSettings: strict),
+        .target(name: "Service", dependencies: ["DBus", "Posix", "Sensors", "OrientationEngine"], swiftSettings: strict),
+        .target(name: "OrientationClient", dependencies: ["DBus", "Posix", "OrientationEngine"], swiftSettings: strict),
+
+        .executableTarget(name: "orientationd", dependencies: ["Service"], swiftSettings: strict),
+        .executableTarget(
+            name: "orientationctl",
+            dependencies: ["OrientationClient", "OrientationEngine", "Posix", "DBus"],
+            swiftSettings: strict),
+
+        .testTarget(name: "OrientationEngineTests", dependencies: ["OrientationEngine"], swiftSettings: strict),
+        .testTarget(name: "PosixTests", dependencies: ["Posix"], swiftSettings: strict),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "Posix"], swiftSettings: strict),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["DBus", "Posix", "OrientationEngine"],
+            swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,4 @@
+#ifndef ORIENTATIOND_CDBUS_SHIM_H
+#define ORIENTATIOND_CDBUS_SHIM_H
+#include <dbus/dbus.h>
+#endif

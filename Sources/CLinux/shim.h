@@ -1,0 +1,18 @@
+#ifndef ORIENTATIOND_CLINUX_SHIM_H
+#define ORIENTATIOND_CLINUX_SHIM_H
+/* Linux interfaces that Glibc's Swift module does not expose. */
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <sys/signalfd.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <linux/input.h>
+#include <signal.h>
+
+/* EVIOCGABS is a function-like macro; Swift cannot import it. */
+static inline unsigned long clinux_eviocgabs(unsigned int axis) { return EVIOCGABS(axis); }
+static inline unsigned long clinux_eviocgname(unsigned int len) { return EVIOCGNAME(len); }
+static inline unsigned long clinux_eviocgbit(unsigned int ev, unsigned int len) { return EVIOCGBIT(ev, len); }
+static inline unsigned long clinux_eviocgprop(unsigned int len) { return EVIOCGPROP(len); }
+static inline unsigned long clinux_eviocgsw(unsigned int len) { return EVIOCGSW(len); }
+#endif
