@@ -1,0 +1,246 @@
+/// The engine's tunable constants.
+///
+/// All times are in milliseconds of sample time (never sample counts), so the engine
+/// behaves the same from 10 to 200 Hz, with jittered timestamps and with gaps. Angles are
+/// in degrees. Every tunable can be set from the configuration file, section `[Engine]`,
+/// by its key (see ``keys`` and ``documentation(forKey:)``).
+public struct EngineTunables: Sendable, Equatable {
+    /// `GravityFilterMs`: time constant of the low-pass filter that estimates the gravity
+    /// vector. Larger is smoother (tremor, walking, noise) but slower to follow a rotation.
+    public var gravityFilterMs: Double = 40
+
+    /// `AccelerationToleranceG`: how far (as a fraction of 1 g) a sample's magnitude may
+    /// differ from 1 g before it is trusted less. A sample whose magnitude differs by this
+    /// much counts half as long in the gravity filter; at twice this, a fifth. Linear
+    /// acceleration (shakes, taps, bumps, lever-arm forces) is what makes |a| differ from 1 g.
+    public var accelerationToleranceG: Double = 0.2
+
+    /// `OrientationHysteresisDeg`: how far past the 45° boundary between two orientations
+    /// the gravity direction must go before a change is considered. Keeps a device held
+    /// near 45° (with wobble, gain and offset errors) from flickering.
+    public var orientationHysteresisDeg: Double = 15
+
+    /// `OrientationSettleMs`: how long a new orientation must be proposed continuously
+    /// before it is reported. Rejects shakes, taps and knocks, which are over quickly.
+    public var orientationSettleMs: Double = 100
+
+    /// `MaxElevationDeg`: orientation is only decided while the screen normal is less than
+    /// this far above or below the horizon. Beyond it the device counts as lying flat and
+    /// keeps its last orientation.
+    public var maxElevationDeg: Double = 70
+
+    /// `TiltHysteresisDeg`: the elevation must go this far past a tilt threshold (20° or
+    /// 70°) before the tilt changes.
+    public var tiltHysteresisDeg: Double = 2
+
+    /// `TiltSettleMs`: how long a new tilt must be proposed continuously before it is
+    /// reported.
+    public var tiltSettleMs: Double = 100
+
+    /// `MaxIntervalMs`: the longest interval between two samples that counts toward the
+    /// settle times. A longer gap (dropout, suspend) counts as this much.
+    public var maxIntervalMs: Double = 150
+
+    /// `StandardGravity`: 1 g in m/s², the magnitude a device at rest reads.
+    public var standardGravity: Double = 9.80665
+
+    public init() {}
+
+    /// The documented defaults.
+    public static let `default` = EngineTunables()
+
+    /// All configuration-file keys, in documentation order.
+    public static let keys: [String] = [
+        "GravityFilterMs",
+        "AccelerationToleranceG",
+        "OrientationHysteresisDeg",
+        "OrientationSettleMs",
+        "MaxElevationDeg",
+        "TiltHysteresisDeg",
+        "TiltSettleMs",
+        "MaxIntervalMs",
+        "StandardGravity",
+    ]
+
+    /// A one-line description of a key with its unit, allowed range and default; nil for
+    /// an unknown key.
+    public static func documentation(forKey key: String) -> String? {
+        guard let spec = spec(for: key) else { return nil }
+        let d = EngineTunables.default.value(forKey: key) ?? 0
+        return "\(key) (\(spec.unit), \(spec.rangeText), default \(formatNumber(d))): \(spec.summary)"
+    }
+
+    /// The current value of a tunable by its key; nil for an unknown key.
+    public func value(forKey key: String) -> Double? {
+        switch key {
+        case "GravityFilterMs": gravityFilterMs
+        case "AccelerationToleranceG": accelerationToleranceG
+        case "OrientationHysteresisDeg": orientationHysteresisDeg
+        case "OrientationSettleMs": orientationSettleMs
+        case "MaxElevationDeg": maxElevationDeg
+        case "TiltHysteresisDeg": tiltHysteresisDeg
+        case "TiltSettleMs": tiltSettleMs
+        case "MaxIntervalMs": maxIntervalMs
+        case "StandardGravity": standardGravity
+        default: nil
+        }
+    }
+
+    /// Set one tunable by its configuration-file key (e.g. `"OrientationSettleMs"`).
+    ///
+    /// The value is parsed without regard to locale (a `.` decimal point, optional
+    /// exponent; surrounding spaces and tabs are ignored). Throws a ``TunableError``
+    /// naming the key and the value for an unknown key, a value that is not a number, a
+    /// non-finite number, or a number outside the key's range.
+    public mutating func set(key: String, value: String) throws(TunableError) {
+        guard let spec = Self.spec(for: key) else {
+            throw TunableError(key: key, value: value,
+                               reason: "unknown key (known keys: \(Self.keys.joined(separator: ", ")))")
+        }
+        let text = value.trimmingSpaces()
+        guard !text.isEmpty else {
+            throw TunableError(key: key, value: value, reason: "empty value, expected a number in \(spec.unit)")
+        }
+        guard Self.isPlainDecimal(text), let v = Double(text) else {
+            throw TunableError(key: key, value: value, reason: "not a decimal number")
+        }
+        guard v.isFinite else {
+            throw TunableError(key: key, value: value, reason: "not a finite number")
+        }
+        guard v >= spec.min, spec.maxInclusive ? v <= spec.max : v < spec.max else {
+            throw TunableError(key: key, value: value, reason: "out of range, expected \(spec.rangeText)")
+        }
+        switch key {
+        case "GravityFilterMs": gravityFilterMs = v
+        case "AccelerationToleranceG": accelerationToleranceG = v
+        case "OrientationHysteresisDeg": orientationHysteresisDeg = v
+        case "OrientationSettleMs": orientationSettleMs = v
+        case "MaxElevationDeg": maxElevationDeg = v
+        case "TiltHysteresisDeg": tiltHysteresisDeg = v
+        case "TiltSettleMs": tiltSettleMs = v
+        case "MaxIntervalMs": maxIntervalMs = v
+        case "StandardGravity": standardGravity = v
+        default: break  // unreachable: spec(for:) knows the same keys
+        }
+    }
+
+    // MARK: - Key table
+
+    struct Spec {
+        var unit: String
+        var min: Double
+        var max: Double
+        var maxInclusive: Bool
+        var summary: String
+
+        var rangeText: String {
+            let lo = formatNumber(min)
+            if max == .infinity { return ">= \(lo)" }
+            return maxInclusive ? "\(lo) to \(formatNumber(max))" : "\(lo) to below \(formatNumber(max))"
+        }
+    }
+
+    static func spec(for key: String) -> Spec? {
+        switch key {
+        case "GravityFilterMs":
+            Spec(unit: "ms", min: 0, max: 10_000, maxInclusive: true,
+                 summary: "time constant of the gravity low-pass filter")
+        case "AccelerationToleranceG":
+            Spec(unit: "g", min: 0.01, max: 10, maxInclusive: true,
+                 summary: "magnitude error (fraction of 1 g) at which a sample counts half in the gravity filter")
+        case "OrientationHysteresisDeg":
+            Spec(unit: "degrees", min: 0, max: 45, maxInclusive: false,
+                 summary: "how far past the 45 degree boundary gravity must go before the orientation may change")
+        case "OrientationSettleMs":
+            Spec(unit: "ms", min: 0, max: 60_000, maxInclusive: true,
+                 summary: "how long a new orientation must persist before it is reported")
+        case "MaxElevationDeg":
+            Spec(unit: "degrees", min: 1, max: 90, maxInclusive: true,
+                 summary: "beyond this elevation of the screen normal the device is flat and keeps its orientation")
+        case "TiltHysteresisDeg":
+            Spec(unit: "degrees", min: 0, max: 20, maxInclusive: false,
+                 summary: "how far past a tilt threshold (20 or 70 degrees) the elevation must go before the tilt changes")
+        case "TiltSettleMs":
+            Spec(unit: "ms", min: 0, max: 60_000, maxInclusive: true,
+                 summary: "how long a new tilt must persist before it is reported")
+        case "MaxIntervalMs":
+            Spec(unit: "ms", min: 1, max: 60_000, maxInclusive: true,
+                 summary: "longest sample interval credited to the settle times (longer gaps count as this)")
+        case "StandardGravity":
+            Spec(unit: "m/s^2", min: 1, max: 100, maxInclusive: true,
+                 summary: "magnitude of 1 g as read by the sensor at rest")
+        default:
+            nil
+        }
+    }
+
+    /// Digits, one optional sign, one optional '.', one optional exponent. Rejects the
+    /// words Double(String) also accepts ("nan", "inf", "infinity") and hex floats.
+    static func isPlainDecimal(_ s: Substring) -> Bool {
+        var digits = 0
+        var seenDot = false, seenExp = false
+        var prev: UInt8 = 0
+        for (i, c) in s.utf8.enumerated() {
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                digits += 1
+            case UInt8(ascii: "+"), UInt8(ascii: "-"):
+                if !(i == 0 || prev == UInt8(ascii: "e") || prev == UInt8(ascii: "E")) { return false }
+            case UInt8(ascii: "."):
+                if seenDot || seenExp { return false }
+                seenDot = true
+            case UInt8(ascii: "e"), UInt8(ascii: "E"):
+                if seenExp || digits == 0 { return false }
+                seenExp = true
+            default:
+                return false
+            }
+            prev = c
+        }
+        return digits > 0
+    }
+}
+
+/// A tunable that could not be set: unknown key, or a bad value.
+public struct TunableError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The key as given.
+    public var key: String
+    /// The value as given.
+    public var value: String
+    /// Why it was rejected.
+    public var reason: String
+
+    public init(key: String, value: String, reason: String) {
+        self.key = key
+        self.value = value
+        self.reason = reason
+    }
+
+    public var description: String {
+        "invalid tunable \(key) = '\(value)': \(reason)"
+    }
+}
+
+extension String {
+    /// The string without leading and trailing spaces, tabs, CR and LF.
+    func trimmingSpaces() -> Substring { self[...].trimmingSpaces() }
+}
+
+extension Substring {
+    func trimmingSpaces() -> Substring {
+        var s = self
+        while let f = s.first, f.isTrimmedSpace { s.removeFirst() }
+        while let l = s.last, l.isTrimmedSpace { s.removeLast() }
+        return s
+    }
+}
+
+extension Character {
+    var isTrimmedSpace: Bool { self == " " || self == "\t" || self == "\r" || self == "\n" || self == "\r\n" }
+}
+
+/// Shortest sensible decimal rendering of a number for messages ("40", "0.2", "9.80665").
+func formatNumber(_ v: Double) -> String {
+    if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
+    return String(v)
+}

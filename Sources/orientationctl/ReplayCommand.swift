@@ -1,0 +1,341 @@
+// `orientationctl replay`: run the daemon's orientation engine over a recorded trace.
+//
+// Only Glibc here (no Foundation): files are read with open/read, output is written with
+// write(2) through a buffer.
+import Glibc
+import OrientationEngine
+
+enum ReplayCommand {
+    static let usage = "usage: orientationctl replay [--config PATH] [--explain] TRACE.csv|-\n"
+        + "       orientationctl replay --help\n"
+
+    static var help: String {
+        var s = """
+            NAME
+                orientationctl replay - run the orientation engine over an accelerometer trace
+
+            SYNOPSIS
+                orientationctl replay [--config PATH] [--explain] TRACE.csv
+                orientationctl replay [--config PATH] [--explain] -
+                orientationctl replay --help
+
+            DESCRIPTION
+                Feeds every sample of TRACE.csv, in order, to the same OrientationEngine the
+                daemon uses (started fresh, as when the first client connects) and prints one
+                line each time the orientation or the tilt changes. With '-' the trace is read
+                from standard input.
+
+                Use it to compare and tune engines, and attach a trace and its replay to bug
+                reports. The output is exactly the engine contract of the orientation traces
+                (shared/orientation-traces/README.md), so it can be scored directly:
+
+                    score.py --traces DIR -- orientationctl replay
+
+            INPUT
+                One sample per line: t_ms,x,y,z
+                  t_ms   integer milliseconds, strictly increasing
+                  x,y,z  proper acceleration in m/s^2 in the Linux IIO frame, after scale and
+                         mount matrix (a device upright at rest reads 0,-9.81,0)
+                Numbers use '.' as the decimal point whatever the locale. Blank lines and lines
+                starting with '#' are ignored. A malformed line, a non-finite value or a
+                timestamp that does not increase is reported on standard error with its line
+                number and skipped.
+
+            OUTPUT
+                One line per change of state, on standard output:
+                    t_ms,orientation,tilt
+                where t_ms is the timestamp of the sample that decided the change,
+                orientation is normal, left-up, bottom-up, right-up or undefined, and tilt is
+                vertical, tilted-up, tilted-down, face-up, face-down or undefined. The first
+                sample of the trace is decided at once.
+
+            OPTIONS
+                --config PATH
+                    Read engine tunables from PATH, an INI-style file (the daemon's
+                    configuration file). In section [Engine], each 'Key = value' line sets one
+                    tunable; other sections are ignored. Lines starting with '#' or ';' and
+                    blank lines are comments. An unknown key, a bad value or a malformed line
+                    is an error naming the line.
+                --explain
+                    After each output line, print a line starting with '# ' on standard output
+                    that explains the decision: the sample, its magnitude in g and its weight
+                    in the gravity filter, the gravity estimate, the roll angle phi and the
+                    elevation of the screen normal, how far phi is from the centre of the
+                    current orientation, and any pending candidate with its settle time.
+                    Scorers ignore lines starting with '#'.
+                -h, --help
+                    Print this help and exit.
+
+            ENGINE TUNABLES ([Engine] section)
+
+            """
+        for key in EngineTunables.keys {
+            if let doc = EngineTunables.documentation(forKey: key) {
+                s += "    " + doc + "\n"
+            }
+        }
+        s += """
+
+            EXIT STATUS
+                0  the trace was replayed (malformed lines, if any, were skipped)
+                1  the trace or the configuration file could not be read, or the
+                   configuration is invalid
+                2  usage error
+
+            EXAMPLES
+                orientationctl replay trace.csv
+                orientationctl replay --explain --config /etc/orientationd.conf trace.csv
+                sensor-dump | orientationctl replay -
+
+            """
+        return s
+    }
+
+    static func run(_ arguments: [String]) -> Int32 {
+        var configPath: String?
+        var explain = false
+        var tracePath: String?
+        var i = 0
+        var onlyOperands = false
+        while i < arguments.count {
+            let arg = arguments[i]
+            i += 1
+            if onlyOperands || arg == "-" || !arg.hasPrefix("-") {
+                if tracePath != nil {
+                    return usageError("more than one trace given ('\(tracePath!)' and '\(arg)')")
+                }
+                tracePath = arg
+                continue
+            }
+            switch arg {
+            case "--":
+                onlyOperands = true
+            case "-h", "--help":
+                writeAll(1, help)
+                return 0
+            case "--explain":
+                explain = true
+            case "--config":
+                guard i < arguments.count else { return usageError("--config needs a PATH") }
+                configPath = arguments[i]
+                i += 1
+            default:
+                if arg.hasPrefix("--config=") {
+                    configPath = String(arg.dropFirst("--config=".count))
+                } else {
+                    return usageError("unknown option '\(arg)'")
+                }
+            }
+        }
+        guard let tracePath else { return usageError("missing TRACE.csv (or '-' for standard input)") }
+
+        var tunables = EngineTunables.default
+        if let configPath {
+            switch loadConfig(path: configPath, into: &tunables) {
+            case .success: break
+            case .failure(let message):
+                writeAll(2, "orientationctl replay: \(message)\n")
+                return 1
+            }
+        }
+
+        let fd: Int32
+        if tracePath == "-" {
+            fd = 0
+        } else {
+            fd = open(tracePath, O_RDONLY | O_CLOEXEC)
+            if fd < 0 {
+                writeAll(2, "orientationctl replay: cannot open trace '\(tracePath)': \(errorText(errno))\n")
+                return 1
+            }
+        }
+        defer { if fd > 0 { close(fd) } }
+
+        var engine = OrientationEngine(tunables: tunables)
+        var out = OutputBuffer()
+        var lastTime: Int64?
+        var lineNumber = 0
+        let name = tracePath == "-" ? "<stdin>" : tracePath
+        let status = forEachLine(fd: fd) { line in
+            lineNumber += 1
+            let text = Substring(String(decoding: line, as: UTF8.self))
+            switch TraceLine.parse(text) {
+            case .success(nil):
+                return
+            case .failure(let error):
+                warn("\(name):\(lineNumber): skipped: \(error.message)")
+            case .success(let sample?):
+                if let lastTime, sample.timeMs <= lastTime {
+                    warn("\(name):\(lineNumber): skipped: t_ms \(sample.timeMs) does not increase (previous \(lastTime))")
+                    return
+                }
+                lastTime = sample.timeMs
+                if engine.feed(sample) {
+                    out.append("\(sample.timeMs),\(engine.orientation.rawValue),\(engine.tilt.rawValue)\n")
+                    if explain { out.append("# \(engine.explanation)\n") }
+                }
+            }
+        }
+        out.flush()
+        if let err = status {
+            writeAll(2, "orientationctl replay: cannot read trace '\(name)': \(errorText(err))\n")
+            return 1
+        }
+        return 0
+    }
+
+    // MARK: - Configuration
+
+    /// Read `[Engine]` keys of an INI-style file into `tunables`.
+    static func loadConfig(path: String, into tunables: inout EngineTunables) -> Result<Void, ConfigError> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { return .failure(ConfigError("cannot open configuration '\(path)': \(errorText(errno))")) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        if let err = readAll(fd: fd, into: &bytes) {
+            return .failure(ConfigError("cannot read configuration '\(path)': \(errorText(err))"))
+        }
+        return parseConfig(String(decoding: bytes, as: UTF8.self), name: path, into: &tunables)
+    }
+
+    /// Parse INI text: `[Section]` headers, `key = value` lines, `#`/`;` comment lines.
+    static func parseConfig(_ text: String, name: String, into tunables: inout EngineTunables)
+        -> Result<Void, ConfigError>
+    {
+        var section = ""
+        var lineNumber = 0
+        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            let line = trim(rawLine)
+            if line.isEmpty || line.first == "#" || line.first == ";" { continue }
+            if line.first == "[" {
+                guard line.last == "]", line.count >= 3 else {
+                    return .failure(ConfigError("\(name):\(lineNumber): malformed section header '\(line)'"))
+                }
+                section = String(trim(line.dropFirst().dropLast()))
+                continue
+            }
+            guard let eq = line.firstIndex(of: "=") else {
+                return .failure(ConfigError("\(name):\(lineNumber): expected 'Key = value', found '\(line)'"))
+            }
+            let key = String(trim(line[..<eq]))
+            let value = String(trim(line[line.index(after: eq)...]))
+            guard !key.isEmpty else {
+                return .failure(ConfigError("\(name):\(lineNumber): missing key before '='"))
+            }
+            guard section == "Engine" else { continue }
+            do {
+                try tunables.set(key: key, value: value)
+            } catch {
+                return .failure(ConfigError("\(name):\(lineNumber): [Engine] \(error.description)"))
+            }
+        }
+        return .success(())
+    }
+
+    struct ConfigError: Error {
+        var message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    // MARK: - I/O helpers
+
+    static func usageError(_ message: String) -> Int32 {
+        writeAll(2, "orientationctl replay: \(message)\n" + usage)
+        return 2
+    }
+
+    static func warn(_ message: String) {
+        writeAll(2, "orientationctl replay: warning: \(message)\n")
+    }
+
+    static func trim(_ s: Substring) -> Substring {
+        var t = s
+        while let c = t.first, c == " " || c == "\t" || c == "\r" || c == "\r\n" { t.removeFirst() }
+        while let c = t.last, c == " " || c == "\t" || c == "\r" || c == "\r\n" { t.removeLast() }
+        return t
+    }
+
+    static func errorText(_ code: Int32) -> String {
+        guard let p = strerror(code) else { return "error \(code)" }
+        return String(cString: p)
+    }
+
+    /// Write all of `text` to `fd`, retrying on EINTR and short writes. Errors (EPIPE) end it.
+    static func writeAll(_ fd: Int32, _ text: String) {
+        var copy = text
+        copy.withUTF8 { buf in writeAll(fd, buf) }
+    }
+
+    static func writeAll(_ fd: Int32, _ buf: UnsafeBufferPointer<UInt8>) {
+        guard var p = buf.baseAddress else { return }
+        var left = buf.count
+        while left > 0 {
+            let n = write(fd, p, left)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            p += n
+            left -= n
+        }
+    }
+
+    /// Read everything from `fd`; returns errno on failure.
+    static func readAll(fd: Int32, into bytes: inout [UInt8]) -> Int32? {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            if n == 0 { return nil }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+    }
+
+    /// Call `body` with each line (without its '\n') read from `fd`, streaming in chunks.
+    /// Returns errno if reading failed.
+    static func forEachLine(fd: Int32, _ body: (ArraySlice<UInt8>) -> Void) -> Int32? {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        var pending: [UInt8] = []
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            if n == 0 { break }
+            var start = 0
+            for k in 0..<n where chunk[k] == UInt8(ascii: "\n") {
+                if pending.isEmpty {
+                    body(chunk[start..<k])
+                } else {
+                    pending.append(contentsOf: chunk[start..<k])
+                    body(pending[...])
+                    pending.removeAll(keepingCapacity: true)
+                }
+                start = k + 1
+            }
+            pending.append(contentsOf: chunk[start..<n])
+        }
+        if !pending.isEmpty { body(pending[...]) }
+        return nil
+    }
+
+    /// Buffered standard output.
+    struct OutputBuffer {
+        var bytes: [UInt8] = []
+
+        mutating func append(_ s: String) {
+            bytes.append(contentsOf: s.utf8)
+            if bytes.count >= 1 << 16 { flush() }
+        }
+
+        mutating func flush() {
+            bytes.withUnsafeBufferPointer { ReplayCommand.writeAll(1, $0) }
+            bytes.removeAll(keepingCapacity: true)
+        }
+    }
+}
