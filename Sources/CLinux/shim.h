@@ -9,6 +9,9 @@
 #include <linux/input.h>
 #include <signal.h>
 
+/* pipe2 needs _GNU_SOURCE, which the Glibc module is not built with. */
+extern int pipe2(int pipefd[2], int flags);
+
 /* EVIOCGABS is a function-like macro; Swift cannot import it. */
 static inline unsigned long clinux_eviocgabs(unsigned int axis) { return EVIOCGABS(axis); }
 static inline unsigned long clinux_eviocgname(unsigned int len) { return EVIOCGNAME(len); }

@@ -1,0 +1,73 @@
+import Glibc
+
+/// An open file descriptor with a single owner: it is closed exactly once, by `close()`
+/// or when the owner is released.
+///
+/// A class rather than a value so that a descriptor can be shared with the event loop's
+/// handlers without anyone closing it twice.
+public final class FileDescriptor {
+    public private(set) var rawValue: Int32
+
+    /// Takes ownership of `rawValue`.
+    public init(owning rawValue: Int32) { self.rawValue = rawValue }
+
+    deinit { if rawValue >= 0 { _ = system_close(rawValue) } }
+
+    public var isOpen: Bool { rawValue >= 0 }
+
+    public struct OpenFlags: OptionSet, Sendable {
+        public let rawValue: Int32
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+        public static let readOnly = OpenFlags(rawValue: O_RDONLY)
+        public static let writeOnly = OpenFlags(rawValue: O_WRONLY)
+        public static let readWrite = OpenFlags(rawValue: O_RDWR)
+        public static let nonBlocking = OpenFlags(rawValue: O_NONBLOCK)
+        public static let create = OpenFlags(rawValue: O_CREAT)
+        public static let truncate = OpenFlags(rawValue: O_TRUNC)
+    }
+
+    /// Opens `path` with close-on-exec always set.
+    public static func open(_ path: String, _ flags: OpenFlags = .readOnly, mode: mode_t = 0o644) throws(Errno) -> FileDescriptor {
+        FileDescriptor(owning: try system_open(path, flags.rawValue, mode).get())
+    }
+
+    /// Makes a close-on-exec pipe: (read end, write end).
+    public static func pipe() throws(Errno) -> (read: FileDescriptor, write: FileDescriptor) {
+        let (r, w) = try system_pipe().get()
+        return (FileDescriptor(owning: r), FileDescriptor(owning: w))
+    }
+
+    public func close() {
+        if rawValue >= 0 { _ = system_close(rawValue) }
+        rawValue = -1
+    }
+
+    public func setNonBlocking() throws(Errno) { try system_fcntl_setNonBlocking(rawValue).get() }
+
+    /// Reads at most `buffer.count` bytes; 0 means end of file.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        try system_read(rawValue, buffer).get()
+    }
+
+    public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        try system_pread(rawValue, buffer, off_t(offset)).get()
+    }
+
+    /// Writes all of `bytes`, looping over short writes.
+    public func writeAll(_ bytes: some Collection<UInt8>) throws(Errno) {
+        let array = Array(bytes)
+        var offset = 0
+        while offset < array.count {
+            let result = array.withUnsafeBytes { raw in
+                system_write(rawValue, UnsafeRawBufferPointer(rebasing: raw[offset...]))
+            }
+            offset += try result.get()
+        }
+    }
+
+    public func writeAll(_ string: String) throws(Errno) { try writeAll(Array(string.utf8)) }
+
+    public func ioctl(_ request: UInt, _ argument: UnsafeMutableRawPointer) throws(Errno) -> Int32 {
+        try system_ioctl(rawValue, request, argument).get()
+    }
+}

@@ -1,0 +1,35 @@
+import Glibc
+
+/// Small whole-file helpers for sysfs attributes and configuration files.
+public enum FileSystem {
+    /// Reads a whole file (up to `limit` bytes; sysfs attributes are at most a page).
+    public static func readFile(_ path: String, limit: Int = 1 << 20) throws(Errno) -> [UInt8] {
+        let fd = try FileDescriptor.open(path)
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while result.count < limit {
+            let n = try chunk.withUnsafeMutableBytes { raw in system_read(fd.rawValue, raw) }.get()
+            if n == 0 { break }
+            result.append(contentsOf: chunk[0..<n])
+        }
+        return result
+    }
+
+    /// Reads a whole text file; invalid UTF-8 is repaired, never trapped on.
+    public static func readText(_ path: String, limit: Int = 1 << 20) throws(Errno) -> String {
+        String(decoding: try readFile(path, limit: limit), as: UTF8.self)
+    }
+
+    /// Writes `text` to an existing file (a sysfs attribute) in one write.
+    public static func writeText(_ path: String, _ text: String) throws(Errno) {
+        let fd = try FileDescriptor.open(path, .writeOnly)
+        try fd.writeAll(text)
+    }
+
+    public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    public static func isFIFO(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO
+    }
+}
