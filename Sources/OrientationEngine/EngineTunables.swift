@@ -29,6 +29,11 @@ public struct EngineTunables: Sendable, Equatable {
     /// keeps its last orientation.
     public var maxElevationDeg: Double = 70
 
+    /// `FlatExitMs`: after lying flat (or near flat, e.g. during a table bump), the device must
+    /// have been out of the flat zone for this long before a new orientation is reported.
+    /// A pick-up is a long, steady motion; a bump that briefly lifts an edge is not.
+    public var flatExitMs: Double = 250
+
     /// `TiltHysteresisDeg`: the elevation must go this far past a tilt threshold (20° or
     /// 70°) before the tilt changes.
     public var tiltHysteresisDeg: Double = 2
@@ -56,6 +61,7 @@ public struct EngineTunables: Sendable, Equatable {
         "OrientationHysteresisDeg",
         "OrientationSettleMs",
         "MaxElevationDeg",
+        "FlatExitMs",
         "TiltHysteresisDeg",
         "TiltSettleMs",
         "MaxIntervalMs",
@@ -78,6 +84,7 @@ public struct EngineTunables: Sendable, Equatable {
         case "OrientationHysteresisDeg": orientationHysteresisDeg
         case "OrientationSettleMs": orientationSettleMs
         case "MaxElevationDeg": maxElevationDeg
+        case "FlatExitMs": flatExitMs
         case "TiltHysteresisDeg": tiltHysteresisDeg
         case "TiltSettleMs": tiltSettleMs
         case "MaxIntervalMs": maxIntervalMs
@@ -116,6 +123,7 @@ public struct EngineTunables: Sendable, Equatable {
         case "OrientationHysteresisDeg": orientationHysteresisDeg = v
         case "OrientationSettleMs": orientationSettleMs = v
         case "MaxElevationDeg": maxElevationDeg = v
+        case "FlatExitMs": flatExitMs = v
         case "TiltHysteresisDeg": tiltHysteresisDeg = v
         case "TiltSettleMs": tiltSettleMs = v
         case "MaxIntervalMs": maxIntervalMs = v
@@ -157,6 +165,9 @@ public struct EngineTunables: Sendable, Equatable {
         case "MaxElevationDeg":
             Spec(unit: "degrees", min: 1, max: 90, maxInclusive: true,
                  summary: "beyond this elevation of the screen normal the device is flat and keeps its orientation")
+        case "FlatExitMs":
+            Spec(unit: "ms", min: 0, max: 60_000, maxInclusive: true,
+                 summary: "how long the device must be out of the flat zone before a new orientation is reported")
         case "TiltHysteresisDeg":
             Spec(unit: "degrees", min: 0, max: 20, maxInclusive: false,
                  summary: "how far past a tilt threshold (20 or 70 degrees) the elevation must go before the tilt changes")

@@ -41,6 +41,7 @@ public struct OrientationEngine: Sendable {
     private let gravityFilterMs: Double
     private let maxIntervalMs: Double
     private let orientationSettleMs: Double
+    private let flatExitMs: Double
     private let tiltSettleMs: Double
     private let tiltHysteresisDeg: Double
 
@@ -54,6 +55,7 @@ public struct OrientationEngine: Sendable {
     // Decision state.
     private var orientationCandidate: Orientation = .undefined
     private var orientationElapsedMs = 0.0
+    private var sinceFlatMs = Double.infinity
     private var tiltCandidate: Tilt = .undefined
     private var tiltElapsedMs = 0.0
 
@@ -69,6 +71,7 @@ public struct OrientationEngine: Sendable {
         gravityFilterMs = tunables.gravityFilterMs
         maxIntervalMs = tunables.maxIntervalMs
         orientationSettleMs = tunables.orientationSettleMs
+        flatExitMs = tunables.flatExitMs
         tiltSettleMs = tunables.tiltSettleMs
         tiltHysteresisDeg = tunables.tiltHysteresisDeg
     }
@@ -83,6 +86,7 @@ public struct OrientationEngine: Sendable {
         tilt = .undefined
         orientationCandidate = .undefined
         orientationElapsedMs = 0
+        sinceFlatMs = .infinity
         tiltCandidate = .undefined
         tiltElapsedMs = 0
         last = Trace()
@@ -109,6 +113,7 @@ public struct OrientationEngine: Sendable {
             gx = x; gy = y; gz = z
             let a = angles()
             orientation = a.flat ? .undefined : Self.nearest(a.phi)
+            sinceFlatMs = a.flat ? 0 : .infinity
             tilt = tiltLevel(a.elevation, current: nil)
             last = Trace(timeMs: sample.timeMs, x: x, y: y, z: z, magnitudeG: m * invGravity, weight: 1,
                          gx: gx, gy: gy, gz: gz, phi: a.phi, elevation: a.elevation, flat: a.flat,
@@ -141,15 +146,19 @@ public struct OrientationEngine: Sendable {
 
         // Orientation.
         var proposed = orientation
+        var offCentre = 0.0
+        var settledMs = -1.0
         if a.flat {
             orientationCandidate = .undefined
             orientationElapsedMs = 0
+            sinceFlatMs = 0
         } else {
+            sinceFlatMs += credit
             if orientation == .undefined {
                 proposed = Self.nearest(a.phi)
             } else {
-                let off = abs(EngineMath.wrapDegrees(a.phi - Self.centre(orientation)))
-                if off > leaveAngleDeg { proposed = Self.nearest(a.phi) }
+                offCentre = abs(EngineMath.wrapDegrees(a.phi - Self.centre(orientation)))
+                if offCentre > leaveAngleDeg { proposed = Self.nearest(a.phi) }
             }
             if proposed == orientation {
                 orientationCandidate = .undefined
@@ -162,7 +171,8 @@ public struct OrientationEngine: Sendable {
                     orientationCandidate = proposed
                     orientationElapsedMs = credit * 0.5
                 }
-                if orientationElapsedMs >= orientationSettleMs {
+                if orientationElapsedMs >= orientationSettleMs && sinceFlatMs >= flatExitMs {
+                    settledMs = orientationElapsedMs
                     orientation = proposed
                     orientationCandidate = .undefined
                     orientationElapsedMs = 0
@@ -172,6 +182,7 @@ public struct OrientationEngine: Sendable {
 
         // Tilt.
         let proposedTilt = tiltLevel(a.elevation, current: tilt)
+        var tiltSettledMs = -1.0
         if proposedTilt == tilt {
             tiltCandidate = .undefined
             tiltElapsedMs = 0
@@ -183,6 +194,7 @@ public struct OrientationEngine: Sendable {
                 tiltElapsedMs = credit * 0.5
             }
             if tiltElapsedMs >= tiltSettleMs {
+                tiltSettledMs = tiltElapsedMs
                 tilt = proposedTilt
                 tiltCandidate = .undefined
                 tiltElapsedMs = 0
@@ -191,7 +203,8 @@ public struct OrientationEngine: Sendable {
 
         last = Trace(timeMs: sample.timeMs, x: x, y: y, z: z, magnitudeG: m * invGravity, weight: weight,
                      gx: gx, gy: gy, gz: gz, phi: a.phi, elevation: a.elevation, flat: a.flat,
-                     proposedOrientation: proposed, orientationCandidate: orientationCandidate,
+                     offCentre: offCentre, sinceFlatMs: sinceFlatMs, settledMs: settledMs,
+                     tiltSettledMs: tiltSettledMs, proposedOrientation: proposed, orientationCandidate: orientationCandidate,
                      orientationElapsedMs: orientationElapsedMs, proposedTilt: proposedTilt,
                      tiltCandidate: tiltCandidate, tiltElapsedMs: tiltElapsedMs, firstSample: false)
         return before != (orientation, tilt)
@@ -272,6 +285,10 @@ public struct OrientationEngine: Sendable {
         var phi = 0.0
         var elevation = 0.0
         var flat = false
+        var offCentre = 0.0
+        var sinceFlatMs = Double.infinity
+        var settledMs = -1.0
+        var tiltSettledMs = -1.0
         var proposedOrientation: Orientation = .undefined
         var orientationCandidate: Orientation = .undefined
         var orientationElapsedMs = 0.0
@@ -300,9 +317,20 @@ public struct OrientationEngine: Sendable {
         }
         if l.flat {
             s += " flat (|elevation| >= \(fmt(maxElevationDeg, 1))): orientation kept"
-        } else if orientation != .undefined {
-            let off = abs(EngineMath.wrapDegrees(l.phi - Self.centre(orientation)))
-            s += " off-centre=\(fmt(off, 1))deg (leave at >\(fmt(leaveAngleDeg, 1)))"
+        } else {
+            if l.proposedOrientation != .undefined {
+                s += " off-centre=\(fmt(l.offCentre, 1))deg (leave at >\(fmt(leaveAngleDeg, 1)))"
+                s += " proposed=\(l.proposedOrientation.rawValue)"
+            }
+            if l.sinceFlatMs < flatExitMs {
+                s += " left flat \(fmt(l.sinceFlatMs, 0))/\(fmt(flatExitMs, 0))ms ago"
+            }
+        }
+        if l.settledMs >= 0 {
+            s += " orientation settled after \(fmt(l.settledMs, 0))/\(fmt(orientationSettleMs, 0))ms"
+        }
+        if l.tiltSettledMs >= 0 {
+            s += " tilt settled after \(fmt(l.tiltSettledMs, 0))/\(fmt(tiltSettleMs, 0))ms"
         }
         if l.orientationCandidate != .undefined {
             s += " candidate=\(l.orientationCandidate.rawValue) for \(fmt(l.orientationElapsedMs, 0))"

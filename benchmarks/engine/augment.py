@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""Make robustness variants of the orientation dev traces.
+
+    augment.py --traces DIR --out OUTDIR [--seed N] [--variants a,b,...]
+
+Each variant is a directory OUTDIR/<variant>/ holding every trace transformed and its
+truth file copied unchanged (the truth is in time and labels only, so it stays valid).
+Variants (all deterministic for a seed):
+
+  jitter     timestamps moved by up to +-35 % of the sample interval (kept increasing)
+  rate10     resampled to 10 Hz (box average over each new interval: a band-limited sensor)
+  rate10raw  resampled to 10 Hz by picking the nearest sample (no anti-alias filter)
+  rate200    resampled to 200 Hz by linear interpolation
+  rate25j    resampled to 25 Hz with +-30 % jitter
+  gaps       three dropouts of 0.6 s each at random places
+  gain       per-axis gain errors up to +-5 %
+  offset     per-axis offsets up to +-0.35 m/s^2
+  quant      quantised to 0.153 m/s^2 (8 bits over +-2 g)
+  noise      extra white noise, sigma 0.15 m/s^2
+  rotz90     the trace rotated 90 degrees about z (labels rotated accordingly)
+  rotz180    the trace rotated 180 degrees about z (labels rotated accordingly)
+  combo      jitter + gain + offset + quant + noise + gaps
+  combo10    combo at 10 Hz
+Python 3 standard library only.
+"""
+import json, math, os, random, shutil, sys
+
+ALL = ["jitter", "rate10", "rate10raw", "rate200", "rate25j", "gaps", "gain", "offset", "quant", "noise",
+       "rotz90", "rotz180", "combo", "combo10"]
+ROT90 = {"normal": "right-up", "right-up": "bottom-up", "bottom-up": "left-up", "left-up": "normal",
+         "undefined": "undefined"}
+
+
+def read(path):
+    rows = []
+    for line in open(path):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        t, x, y, z = line.split(",")
+        rows.append((int(t), float(x), float(y), float(z)))
+    return rows
+
+
+def write(path, rows):
+    with open(path, "w") as fh:
+        last = None
+        for t, x, y, z in rows:
+            t = int(round(t))
+            if last is not None and t <= last:
+                continue
+            last = t
+            fh.write("%d,%.2f,%.2f,%.2f\n" % (t, x, y, z))
+
+
+def interp(rows, t):
+    lo, hi = 0, len(rows) - 1
+    if t <= rows[0][0]:
+        return rows[0][1:]
+    if t >= rows[-1][0]:
+        return rows[-1][1:]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if rows[mid][0] <= t:
+            lo = mid
+        else:
+            hi = mid
+    a, b = rows[lo], rows[hi]
+    f = (t - a[0]) / (b[0] - a[0])
+    return tuple(a[k] + f * (b[k] - a[k]) for k in (1, 2, 3))
+
+
+def resample(rows, hz, mode, rnd, jitter=0.0):
+    dt = 1000.0 / hz
+    out = []
+    t = rows[0][0]
+    end = rows[-1][0]
+    while t <= end:
+        tt = t + (rnd.uniform(-jitter, jitter) * dt if jitter and t > rows[0][0] else 0)
+        if mode == "interp":
+            v = interp(rows, tt)
+        elif mode == "nearest":
+            v = min(rows, key=lambda r: abs(r[0] - tt))[1:] if len(rows) < 50 else interp_nearest(rows, tt)
+        else:  # box average over (tt - dt, tt]
+            sel = [r for r in window(rows, tt - dt, tt)]
+            v = tuple(sum(r[k] for r in sel) / len(sel) for k in (1, 2, 3)) if sel else interp(rows, tt)
+        out.append((tt, *v))
+        t += dt
+    return out
+
+
+def interp_nearest(rows, t):
+    import bisect
+    ts = [r[0] for r in rows]
+    i = bisect.bisect_left(ts, t)
+    cands = [j for j in (i - 1, i) if 0 <= j < len(rows)]
+    j = min(cands, key=lambda j: abs(rows[j][0] - t))
+    return rows[j][1:]
+
+
+def window(rows, a, b):
+    import bisect
+    ts = [r[0] for r in rows]
+    i = bisect.bisect_right(ts, a)
+    j = bisect.bisect_right(ts, b)
+    return rows[i:j]
+
+
+def jitter(rows, rnd, frac=0.35):
+    out = []
+    for k, (t, x, y, z) in enumerate(rows):
+        if 0 < k < len(rows) - 1:
+            dt = min(t - rows[k - 1][0], rows[k + 1][0] - t)
+            t = t + rnd.uniform(-frac, frac) * dt
+        out.append((t, x, y, z))
+    return out
+
+
+def gaps(rows, rnd, n=3, length=600):
+    end = rows[-1][0]
+    starts = [rnd.uniform(600, max(700, end - length - 100)) for _ in range(n)]
+    return [r for r in rows if not any(s <= r[0] < s + length for s in starts)]
+
+
+def gain(rows, rnd, g=0.05):
+    gs = [1 + rnd.uniform(-g, g) for _ in range(3)]
+    return [(t, x * gs[0], y * gs[1], z * gs[2]) for t, x, y, z in rows]
+
+
+def offset(rows, rnd, o=0.35):
+    os_ = [rnd.uniform(-o, o) for _ in range(3)]
+    return [(t, x + os_[0], y + os_[1], z + os_[2]) for t, x, y, z in rows]
+
+
+def quant(rows, q=0.153):
+    return [(t, round(x / q) * q, round(y / q) * q, round(z / q) * q) for t, x, y, z in rows]
+
+
+def noise(rows, rnd, s=0.15):
+    return [(t, x + rnd.gauss(0, s), y + rnd.gauss(0, s), z + rnd.gauss(0, s)) for t, x, y, z in rows]
+
+
+def rotz(rows, quarter):
+    # Rotating the device by 90 deg clockwise maps the gravity reading (x, y) -> (-y, x)
+    # in the new device frame so that normal (0,-g) becomes right-up (-g... see README).
+    out = []
+    for t, x, y, z in rows:
+        for _ in range(quarter):
+            x, y = y, -x
+        out.append((t, x, y, z))
+    return out
+
+
+def rot_truth(truth, quarter):
+    tr = json.loads(json.dumps(truth))
+    def m(v):
+        for _ in range(quarter):
+            v = ROT90[v]
+        return v
+    tr["orientation"] = [[a, b, m(l), s] for a, b, l, s in tr["orientation"]]
+    for x in tr.get("transitions", []):
+        x["from"] = m(x["from"]); x["to"] = m(x["to"]); x["via"] = [m(v) for v in x.get("via", [])]
+    return tr
+
+
+def main():
+    args = sys.argv[1:]
+    opt = {"--traces": None, "--out": None, "--seed": "1", "--variants": ",".join(ALL)}
+    i = 0
+    while i < len(args):
+        if args[i] in opt and i + 1 < len(args):
+            opt[args[i]] = args[i + 1]; i += 2
+        else:
+            sys.exit(__doc__)
+    if not opt["--traces"] or not opt["--out"]:
+        sys.exit(__doc__)
+    seed = int(opt["--seed"])
+    names = sorted(f[:-4] for f in os.listdir(opt["--traces"]) if f.endswith(".csv"))
+    for variant in opt["--variants"].split(","):
+        d = os.path.join(opt["--out"], variant)
+        os.makedirs(d, exist_ok=True)
+        for n in names:
+            rnd = random.Random("%s/%s/%d" % (variant, n, seed))
+            rows = read(os.path.join(opt["--traces"], n + ".csv"))
+            truth = json.load(open(os.path.join(opt["--traces"], n + ".truth.json")))
+            if variant == "jitter": rows = jitter(rows, rnd)
+            elif variant == "rate10": rows = resample(rows, 10, "box", rnd)
+            elif variant == "rate10raw": rows = resample(rows, 10, "nearest", rnd)
+            elif variant == "rate200": rows = resample(rows, 200, "interp", rnd)
+            elif variant == "rate25j": rows = resample(rows, 25, "interp", rnd, jitter=0.3)
+            elif variant == "gaps": rows = gaps(rows, rnd)
+            elif variant == "gain": rows = gain(rows, rnd)
+            elif variant == "offset": rows = offset(rows, rnd)
+            elif variant == "quant": rows = quant(rows)
+            elif variant == "noise": rows = noise(rows, rnd)
+            elif variant == "rotz90": rows = rotz(rows, 1); truth = rot_truth(truth, 1)
+            elif variant == "rotz180": rows = rotz(rows, 2); truth = rot_truth(truth, 2)
+            elif variant in ("combo", "combo10"):
+                if variant == "combo10": rows = resample(rows, 10, "box", rnd)
+                rows = jitter(rows, rnd, 0.3)
+                rows = gain(rows, rnd); rows = offset(rows, rnd, 0.25)
+                rows = noise(rows, rnd, 0.1); rows = quant(rows)
+                rows = gaps(rows, rnd, n=2)
+            else:
+                sys.exit("unknown variant " + variant)
+            write(os.path.join(d, n + ".csv"), rows)
+            with open(os.path.join(d, n + ".truth.json"), "w") as fh:
+                json.dump(truth, fh)
+    print("wrote", opt["--out"])
+
+
+if __name__ == "__main__":
+    main()
