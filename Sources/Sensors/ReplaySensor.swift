@@ -1,0 +1,213 @@
+import Glibc
+import OrientationEngine
+import Posix
+
+/// Replays a trace of `t_ms,x,y,z` lines (the format of the orientation traces) as a
+/// sensor, for development and tests.
+///
+/// - A regular file is loaded at open and played at the pace of its timestamps, from the
+///   moment it was opened; no timer runs while the sensor is stopped (the position in
+///   the trace is worked out from the clock when it starts again).
+/// - A FIFO or standard input ("-") is read continuously as lines arrive, so a writer
+///   never blocks; samples reach the handler only while started.
+///
+/// Either way the latest sample is kept, and at end of input the sensor stays present
+/// with its last sample. Engine time is the line's `t_ms`. Malformed lines are logged
+/// with their line number and skipped.
+public final class ReplaySensor: SensorBackend {
+    public let name: String
+    public let kind = "replay"
+
+    private let loop: EventLoop
+    private let logger: Logger
+    private var handler: ((Sample) -> Void)?
+    private var latest: Sample?
+
+    // Regular file.
+    private var samples: [Sample] = []
+    private var originMs: Int64 = 0
+    private var nextIndex = 0
+    private var timer: Posix.Timer?
+
+    // Stream.
+    private var stream: FileDescriptor?
+    private var pending: [UInt8] = []
+    private var lineNumber = 0
+    private var discardingLongLine = false
+    static let maxLineLength = 4096
+
+    public init(path: String, loop: EventLoop, logger: Logger) throws(SensorError) {
+        self.loop = loop
+        self.logger = logger
+        name = path == "-" ? "Replay of standard input" : "Replay of \(path)"
+        if path == "-" {
+            try openStream(FileDescriptor(owning: dup(0)), what: "standard input")
+        } else if FileSystem.isFIFO(path) {
+            // Read and write: with a writer of our own the FIFO never reports end of
+            // file or hang-up, so writers may come and go.
+            do {
+                try openStream(try FileDescriptor.open(path, [.readWrite, .nonBlocking]), what: path)
+            } catch let error as Errno {
+                throw SensorError("cannot open \(path): \(error)")
+            } catch {
+                throw SensorError("cannot open \(path): \(error)")
+            }
+        } else {
+            let text: String
+            do { text = try FileSystem.readText(path, limit: 256 << 20) } catch {
+                throw SensorError("cannot read \(path): \(error)")
+            }
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false) { accept(line) }
+            originMs = MonotonicClock.milliseconds()
+        }
+    }
+
+    public func start(handler: @escaping (Sample) -> Void) throws(SensorError) {
+        self.handler = handler
+        guard stream == nil else { return }
+        if timer == nil {
+            do {
+                timer = try Posix.Timer(loop: loop) { [weak self] in self?.playDue() }
+            } catch {
+                throw SensorError("cannot create the replay timer: \(error)")
+            }
+        }
+        catchUp()
+        scheduleNext()
+    }
+
+    public func stop() {
+        handler = nil
+        timer?.disarm()
+    }
+
+    public func currentSample() -> Sample? {
+        if stream == nil { catchUp() }
+        return latest
+    }
+
+    // MARK: Regular file
+
+    private var elapsedMs: Int64 { MonotonicClock.milliseconds() - originMs }
+    private var firstTimeMs: Int64 { samples.first?.timeMs ?? 0 }
+
+    /// Moves past every sample already due, keeping the last as the latest.
+    private func catchUp() {
+        let now = elapsedMs
+        while nextIndex < samples.count, samples[nextIndex].timeMs - firstTimeMs <= now {
+            latest = samples[nextIndex]
+            nextIndex += 1
+        }
+    }
+
+    private func playDue() {
+        let now = elapsedMs
+        while nextIndex < samples.count, samples[nextIndex].timeMs - firstTimeMs <= now {
+            let sample = samples[nextIndex]
+            latest = sample
+            nextIndex += 1
+            handler?(sample)
+        }
+        scheduleNext()
+    }
+
+    private func scheduleNext() {
+        guard handler != nil, nextIndex < samples.count else {
+            timer?.disarm()
+            return
+        }
+        let due = samples[nextIndex].timeMs - firstTimeMs - elapsedMs
+        timer?.arm(afterMs: max(due, 0))
+    }
+
+    // MARK: Stream
+
+    private func openStream(_ fd: FileDescriptor, what: String) throws(SensorError) {
+        guard fd.isOpen else { throw SensorError("cannot open \(what)") }
+        do {
+            try fd.setNonBlocking()
+            try loop.add(fd: fd.rawValue, events: .readable) { [weak self] _ in self?.readStream() }
+        } catch {
+            throw SensorError("cannot watch \(what): \(error)")
+        }
+        stream = fd
+    }
+
+    private func readStream() {
+        guard let stream else { return }
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let result = chunk.withUnsafeMutableBytes { raw in Result { () throws(Errno) in try stream.read(into: raw) } }
+            switch result {
+            case .success(0):
+                // End of input (standard input closed): keep the last sample, stop watching.
+                if !pending.isEmpty { acceptStreamLine(pending[...]); pending.removeAll() }
+                loop.remove(fd: stream.rawValue)
+                self.stream = nil
+                logger.debug("replay: end of input after \(lineNumber) lines")
+                // Keep the descriptor number reserved no longer.
+                stream.close()
+                return
+            case .success(let count):
+                consume(chunk[0..<count])
+            case .failure(let error):
+                if error != .wouldBlock {
+                    logger.warning("replay: read failed: \(error); keeping the last sample")
+                    loop.remove(fd: stream.rawValue)
+                    self.stream = nil
+                }
+                return
+            }
+        }
+    }
+
+    private func consume(_ bytes: ArraySlice<UInt8>) {
+        for byte in bytes {
+            if byte == UInt8(ascii: "\n") {
+                if discardingLongLine {
+                    discardingLongLine = false
+                    lineNumber += 1
+                    logger.warning("replay: line \(lineNumber): longer than \(Self.maxLineLength) bytes, skipped")
+                } else {
+                    acceptStreamLine(pending[...])
+                }
+                pending.removeAll(keepingCapacity: true)
+            } else if !discardingLongLine {
+                pending.append(byte)
+                if pending.count > Self.maxLineLength {
+                    discardingLongLine = true
+                    pending.removeAll(keepingCapacity: true)
+                }
+            }
+        }
+    }
+
+    private func acceptStreamLine(_ bytes: ArraySlice<UInt8>) {
+        accept(Substring(String(decoding: bytes, as: UTF8.self)))
+        // In stream mode `samples` only carries the line just parsed.
+        if let sample = samples.popLast() {
+            latest = sample
+            handler?(sample)
+        }
+    }
+
+    // MARK: Parsing
+
+    /// Parses one line; good samples are appended to `samples`.
+    private func accept(_ line: Substring) {
+        lineNumber += 1
+        switch TraceLine.parse(line) {
+        case .success(nil):
+            break
+        case .success(let sample?):
+            let previous = samples.last?.timeMs ?? latest?.timeMs
+            if let previous, sample.timeMs <= previous {
+                logger.warning("replay: line \(lineNumber): time \(sample.timeMs) ms does not come after \(previous) ms, skipped")
+                return
+            }
+            samples.append(sample)
+        case .failure(let error):
+            logger.warning("replay: line \(lineNumber): \(error.message), skipped")
+        }
+    }
+}

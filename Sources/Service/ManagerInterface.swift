@@ -1,0 +1,59 @@
+import DBus
+import OrientationEngine
+
+extension OrientationService {
+    /// org.orientationd.Orientation1, declared once.
+    static let table = InterfaceTable<OrientationService>(
+        name: BusNames.managerInterface,
+        doc: """
+            The device orientation service. The accelerometer is read only while at least \
+            one client is started; Orientation and Tilt are updated only then, and keep \
+            their last values otherwise and while the device lies flat.
+            """,
+        methods: [
+            .init("CreateClient", in: [Argument("options", "a{sv}")], out: [Argument("client", "o")], doc: """
+                Creates a client object owned by the calling connection. Options, all \
+                optional: SupportedOrientations (as, a non-empty list of distinct \
+                orientations, default all four), PreferredOrientation (s, one of them; "" \
+                or absent means the first supported in the order normal, left-up, \
+                bottom-up, right-up), FollowsLock (b, default true; false ignores \
+                RotationLocked). Bad options give InvalidArgs; more than 64 clients per \
+                connection or 4096 in all give LimitExceeded.
+                """) { service, call throws(BusError) in
+                let options = try ClientOptions.decode(call.arguments[0])
+                let path = try service.createClient(owner: call.sender, options: options)
+                return .values([.objectPath(path)])
+            },
+        ],
+        properties: [
+            .init("HasSensor", "b", doc: "Whether a display accelerometer is present and usable.") { .bool($0.hasSensor) },
+            .init("SensorName", "s", doc: "Human-readable name of the sensor in use; \"\" when there is none.") { .string($0.sensorName) },
+            .init("SensorBackend", "s", doc: "How the sensor is read: iio-buffer, iio-poll, input, simulated, replay; \"\" when there is none.") {
+                .string($0.sensorKind)
+            },
+            .init("Orientation", "s", doc: """
+                The confirmed device orientation: undefined, normal, left-up (left edge on \
+                top), bottom-up or right-up. undefined before the first reading and while \
+                no sensor is present.
+                """) { .string($0.orientation.rawValue) },
+            .init("Tilt", "s", doc: """
+                Elevation of the screen normal: vertical (within 20 degrees of upright), \
+                tilted-up, tilted-down (20 to 70 degrees), face-up, face-down (beyond 70 \
+                degrees), or undefined before the first reading.
+                """) { .string($0.tilt.rawValue) },
+            .init("RotationLocked", "b", doc: """
+                Read-write. While true, Orientation does not change (nor the \
+                DeviceOrientation of clients that follow the lock). Setting it to false \
+                applies the current orientation at once.
+                """, get: { .bool($0.rotationLocked) }, set: { service, value, _ throws(BusError) in
+                    service.setRotationLocked(value.boolValue ?? false)
+                }),
+            .init("ActiveClients", "u", doc: "Number of started clients.") { .uint32(UInt32($0.activeClients)) },
+        ],
+        signals: [
+            .init("OrientationWillChange", [Argument("from", "s"), Argument("to", "s")], doc: """
+                Emitted immediately before Orientation changes; the PropertiesChanged \
+                carrying the new value follows it.
+                """),
+        ])
+}

@@ -1,0 +1,233 @@
+import DBus
+import OrientationEngine
+import Posix
+import Sensors
+
+/// The manager object and its clients: turns sensor samples, through the engine, into
+/// the manager's Orientation and Tilt and each client's interface orientation, and
+/// announces every change in the contract's order.
+public final class OrientationService {
+    public static let maxClientsPerConnection = 64
+    public static let maxClients = 4096
+
+    private let connection: Connection
+    private let tree: ObjectTree
+    private let logger: Logger
+    private var sensor: SensorBackend?
+    private var engine: OrientationEngine
+
+    // Manager state.
+    private(set) var orientation: Orientation = .undefined
+    private(set) var tilt: Tilt = .undefined
+    private(set) var rotationLocked = false
+    /// The engine's confirmed orientation, lock or not: what clients with
+    /// FollowsLock=false see.
+    private var sensorOrientation: Orientation = .undefined
+    private var sensorRunning = false
+
+    // Clients, by number; numbers only grow, so ascending order is creation order.
+    private var clients: [UInt64: ClientObject] = [:]
+    private var clientCountByOwner: [String: Int] = [:]
+    private var nextClientID: UInt64 = 1
+    private(set) var activeClients = 0
+
+    public init(connection: Connection, sensor: SensorBackend?, tunables: EngineTunables, logger: Logger) {
+        self.connection = connection
+        tree = ObjectTree(connection: connection)
+        self.sensor = sensor
+        engine = OrientationEngine(tunables: tunables)
+        self.logger = logger
+    }
+
+    /// The interfaces the daemon exports, for `--bus-introspect` and the documented XML.
+    public static var interfaces: [InterfaceDescription] { [table.description, ClientObject.table.description] }
+
+    /// Exports the manager and follows bus names so that clients die with their owner.
+    /// Call before requesting the well-known name.
+    public func export() throws(BusError) {
+        tree.export(path: BusNames.managerPath, interfaces: [Self.table.bind(to: self)])
+        try connection.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'")
+        connection.addHandler { [weak self] message in
+            guard message.kind == .signal, message.sender == "org.freedesktop.DBus",
+                  message.interface == "org.freedesktop.DBus", message.member == "NameOwnerChanged" else { return false }
+            let args = message.arguments
+            if args.count == 3, let name = args[0].stringValue, let newOwner = args[2].stringValue,
+               name.hasPrefix(":"), newOwner.isEmpty {
+                self?.ownerVanished(name)
+            }
+            return false
+        }
+    }
+
+    var hasSensor: Bool { sensor != nil }
+    var sensorName: String { sensor?.name ?? "" }
+    var sensorKind: String { sensor?.kind ?? "" }
+
+    // MARK: Clients
+
+    func createClient(owner: String, options: ClientOptions) throws(BusError) -> String {
+        guard clients.count < Self.maxClients else {
+            throw BusError(BusNames.limitExceeded, "the daemon already has \(Self.maxClients) clients")
+        }
+        let owned = clientCountByOwner[owner, default: 0]
+        guard owned < Self.maxClientsPerConnection else {
+            throw BusError(BusNames.limitExceeded, "a connection may own at most \(Self.maxClientsPerConnection) clients; close one first")
+        }
+        let client = ClientObject(id: nextClientID, owner: owner, options: options, device: view(for: options.followsLock))
+        nextClientID += 1
+        client.service = self
+        clients[client.id] = client
+        clientCountByOwner[owner] = owned + 1
+        tree.export(path: client.path, interfaces: [ClientObject.table.bind(to: client)])
+        logger.debug("client \(client.path) created by \(owner)")
+        return client.path
+    }
+
+    func start(_ client: ClientObject) {
+        guard !client.active else { return }
+        if activeClients == 0 { claimSensor() }
+        client.active = true
+        activeClients += 1
+        let device = view(for: client.options.followsLock)
+        let interface = InterfacePolicy.reevaluated(device: device, current: client.interface,
+                                                    supported: client.options.supported, preferred: client.options.preferred)
+        announce(client, client.move(device: device, interface: interface), extra: ["Active"])
+        emitManagerChanged(["ActiveClients"])
+    }
+
+    func stop(_ client: ClientObject) {
+        guard client.active else { return }
+        client.active = false
+        activeClients -= 1
+        if activeClients == 0 { releaseSensor() }
+        tree.emitPropertiesChanged(path: client.path, interface: BusNames.clientInterface, names: ["Active"], destination: client.owner)
+        emitManagerChanged(["ActiveClients"])
+    }
+
+    func setSupported(_ client: ClientObject, _ supported: [Orientation], _ preferred: Orientation) {
+        var names: [String] = []
+        if supported != client.options.supported { names.append("SupportedOrientations") }
+        if preferred != client.options.preferred { names.append("PreferredOrientation") }
+        client.options.supported = supported
+        client.options.preferred = preferred
+        // A stopped client keeps its last device orientation; a started one sees the current.
+        let device = client.active ? view(for: client.options.followsLock) : client.device
+        let interface = InterfacePolicy.reevaluated(device: device, current: client.interface,
+                                                    supported: supported, preferred: preferred)
+        announce(client, client.move(device: device, interface: interface), extra: names)
+    }
+
+    func close(_ client: ClientObject) {
+        if client.active {
+            client.active = false
+            activeClients -= 1
+            if activeClients == 0 { releaseSensor() }
+            emitManagerChanged(["ActiveClients"])
+        }
+        clients[client.id] = nil
+        let remaining = clientCountByOwner[client.owner, default: 1] - 1
+        clientCountByOwner[client.owner] = remaining > 0 ? remaining : nil
+        tree.unexport(path: client.path)
+        client.service = nil
+        logger.debug("client \(client.path) closed")
+    }
+
+    private func ownerVanished(_ owner: String) {
+        guard clientCountByOwner[owner] != nil else { return }
+        let owned = clients.values.filter { $0.owner == owner }.sorted { $0.id < $1.id }
+        logger.debug("\(owner) left the bus: removing \(owned.count) client(s)")
+        for client in owned { close(client) }
+    }
+
+    // MARK: Lock
+
+    func setRotationLocked(_ locked: Bool) {
+        guard locked != rotationLocked else { return }
+        rotationLocked = locked
+        emitManagerChanged(["RotationLocked"])
+        if !locked { applyEngineState() }
+    }
+
+    // MARK: Sensor and engine
+
+    private func claimSensor() {
+        guard let sensor, !sensorRunning else { return }
+        engine.reset()
+        do {
+            try sensor.start { [weak self] sample in self?.sensorSample(sample) }
+            sensorRunning = true
+        } catch {
+            logger.warning("cannot start \(sensor.name): \(error)")
+            return
+        }
+        // The fresh reading: Start returns with current properties.
+        if let sample = sensor.currentSample() {
+            engine.feed(sample)
+            applyEngineState()
+        }
+    }
+
+    private func releaseSensor() {
+        guard sensorRunning else { return }
+        sensor?.stop()
+        sensorRunning = false
+    }
+
+    private func sensorSample(_ sample: Sample) {
+        guard activeClients > 0 else { return }
+        if engine.feed(sample) { applyEngineState() }
+    }
+
+    /// The device orientation a client sees.
+    private func view(for followsLock: Bool) -> Orientation { followsLock ? orientation : sensorOrientation }
+
+    /// Publishes the engine's state: manager first (will-change, then PropertiesChanged),
+    /// then each started client (will-change, then PropertiesChanged), in creation order.
+    private func applyEngineState() {
+        // Flat or unknown keeps the last orientation.
+        if engine.orientation != .undefined { sensorOrientation = engine.orientation }
+        var names: [String] = []
+        let newOrientation = rotationLocked ? orientation : sensorOrientation
+        if newOrientation != orientation {
+            tree.emitSignal(path: BusNames.managerPath, interface: BusNames.managerInterface, name: "OrientationWillChange",
+                            arguments: [.string(orientation.rawValue), .string(newOrientation.rawValue)])
+            orientation = newOrientation
+            names.append("Orientation")
+        }
+        if engine.tilt != .undefined, engine.tilt != tilt {
+            tilt = engine.tilt
+            names.append("Tilt")
+        }
+        emitManagerChanged(names)
+        updateStartedClients()
+    }
+
+    private func updateStartedClients() {
+        for id in clients.keys.sorted() {
+            guard let client = clients[id], client.active else { continue }
+            let device = view(for: client.options.followsLock)
+            guard device != client.device else { continue }
+            let interface = InterfacePolicy.afterDeviceChange(to: device, current: client.interface, supported: client.options.supported)
+            announce(client, client.move(device: device, interface: interface))
+        }
+    }
+
+    // MARK: Signals
+
+    private func announce(_ client: ClientObject, _ change: ClientObject.Change, extra: [String] = []) {
+        if let will = change.willChange {
+            tree.emitSignal(path: client.path, interface: BusNames.clientInterface, name: "OrientationWillChange",
+                            arguments: [.string(will.from.rawValue), .string(will.to.rawValue), .uint32(will.contentRotation)],
+                            destination: client.owner)
+        }
+        let names = extra + change.properties
+        if !names.isEmpty {
+            tree.emitPropertiesChanged(path: client.path, interface: BusNames.clientInterface, names: names, destination: client.owner)
+        }
+    }
+
+    private func emitManagerChanged(_ names: [String]) {
+        guard !names.isEmpty else { return }
+        tree.emitPropertiesChanged(path: BusNames.managerPath, interface: BusNames.managerInterface, names: names)
+    }
+}

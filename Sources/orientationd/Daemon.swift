@@ -1,0 +1,81 @@
+import DBus
+import Glibc
+import OrientationEngine
+import Posix
+import Sensors
+import Service
+
+/// Wires the event loop, the bus connection, the sensor and the service together.
+struct Daemon {
+    var options: DaemonOptions
+    var logger: Logger
+
+    func run() -> Int32 {
+        let loop: EventLoop
+        do {
+            loop = try EventLoop()
+            try loop.handleSignals([SIGTERM, SIGINT, SIGHUP]) { signal in
+                if signal == SIGHUP {
+                    logger.info("SIGHUP: nothing to reload yet")
+                } else {
+                    logger.debug("signal \(signal): stopping")
+                    loop.quit(0)
+                }
+            }
+        } catch {
+            logger.error("cannot set up the event loop: \(error)")
+            return 1
+        }
+
+        let connection: Connection
+        do {
+            connection = try Connection.open(options.bus)
+        } catch {
+            logger.error("cannot connect to the \(options.bus): \(error.message)")
+            return 1
+        }
+
+        let sensor: SensorBackend?
+        switch options.effectiveSensor {
+        case .simulated:
+            sensor = SimulatedSensor(loop: loop)
+        case .replay(let path):
+            do {
+                sensor = try ReplaySensor(path: path, loop: loop, logger: logger)
+            } catch {
+                logger.error(error.message)
+                return 1
+            }
+        case .auto:
+            logger.warning("udev sensor discovery is not available yet: running without a sensor")
+            sensor = nil
+        }
+
+        let service = OrientationService(connection: connection, sensor: sensor, tunables: .default, logger: logger)
+        do {
+            try service.export()
+            switch try connection.requestName(BusNames.service) {
+            case .primaryOwner, .alreadyOwner: break
+            case .exists, .inQueue:
+                logger.error("\(BusNames.service) is already owned on the \(options.bus): is another orientationd running?")
+                return 1
+            }
+        } catch {
+            logger.error("cannot publish \(BusNames.service) on the \(options.bus): \(error.message)")
+            return 1
+        }
+        var lostBus = false
+        connection.onDisconnect = {
+            logger.error("lost the connection to the \(options.bus)")
+            lostBus = true
+            loop.quit(1)
+        }
+        connection.attach(to: loop)
+        logger.debug("serving \(BusNames.service) on the \(options.bus) as \(connection.uniqueName) with sensor \(sensor?.name ?? "none")")
+
+        let code = loop.run()
+        if !lostBus { connection.flush() }
+        withExtendedLifetime(service) {}
+        return code
+    }
+}

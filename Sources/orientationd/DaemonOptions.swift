@@ -1,0 +1,99 @@
+import DBus
+
+/// The daemon's command line.
+struct DaemonOptions {
+    enum SensorChoice: Equatable {
+        case auto, simulated
+        case replay(String)
+    }
+
+    var bus: Connection.Bus = .system
+    var sensor: SensorChoice?
+    var busIntrospect = false
+    var verbose = false
+    var help = false
+    var version = false
+
+    static let usage = """
+        Usage: orientationd [OPTIONS]
+
+        Reads the display accelerometer and publishes the device orientation on D-Bus as
+        org.orientationd.Orientation1, with a client object per app that says which
+        orientations the app supports and gets the orientation its interface should use.
+
+        Options:
+          --system            Connect to the system bus (the default).
+          --session           Connect to the session bus (development, demos, tests).
+          --address ADDRESS   Connect to the bus at ADDRESS, e.g. unix:path=/tmp/bus.
+          --sensor SENSOR     Where samples come from:
+                                auto          accelerometers found through udev
+                                              (the default on the system bus)
+                                simulated     a simulated device turned through the
+                                              four orientations and laid flat, in a
+                                              loop (the default on other buses)
+                                replay:PATH   "t_ms,x,y,z" lines in m/s^2 from a file
+                                              (played at the pace of its timestamps),
+                                              a FIFO or "-" for standard input
+                                              (applied as lines arrive)
+          --bus-introspect    Print the exported interfaces as introspection XML with
+                              their documentation, and exit.
+          -v, --verbose       Log every client and sensor event to standard error.
+          -h, --help          Show this help and exit.
+          --version           Show the version and exit.
+
+        Signals: SIGTERM and SIGINT stop the daemon cleanly (exit status 0).
+        Exit status: 0 on a clean stop, 1 on a runtime error (bus unreachable, name
+        already owned, bus connection lost), 2 on a usage error.
+
+        See orientationctl(1) to query and monitor the service.
+        """
+
+    struct UsageError: Error { var message: String }
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> DaemonOptions {
+        var options = DaemonOptions()
+        var index = 0
+        var inlineValue: String?
+        func value(for flag: String) throws(UsageError) -> String {
+            if let inlineValue { return inlineValue }
+            index += 1
+            guard index < arguments.count else { throw UsageError(message: "option \(flag) needs a value") }
+            return arguments[index]
+        }
+        while index < arguments.count {
+            var argument = arguments[index]
+            inlineValue = nil
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                inlineValue = String(argument[argument.index(after: equals)...])
+                argument = String(argument[..<equals])
+            }
+            switch argument {
+            case "--system": options.bus = .system
+            case "--session": options.bus = .session
+            case "--address": options.bus = .address(try value(for: argument))
+            case "--sensor": options.sensor = try parseSensor(try value(for: argument))
+            case "--bus-introspect": options.busIntrospect = true
+            case "-v", "--verbose": options.verbose = true
+            case "-h", "--help": options.help = true
+            case "--version": options.version = true
+            default:
+                throw UsageError(message: argument.hasPrefix("-") ? "unknown option \(argument)" : "unexpected argument \(argument)")
+            }
+            index += 1
+        }
+        return options
+    }
+
+    static func parseSensor(_ text: String) throws(UsageError) -> SensorChoice {
+        switch text {
+        case "auto": return .auto
+        case "simulated": return .simulated
+        default:
+            if text.hasPrefix("replay:"), text.count > "replay:".count { return .replay(String(text.dropFirst("replay:".count))) }
+            throw UsageError(message: "unknown sensor '\(text)' (expected auto, simulated or replay:PATH)")
+        }
+    }
+
+    /// The sensor to use when none was chosen.
+    var effectiveSensor: SensorChoice { sensor ?? (bus == .system ? .auto : .simulated) }
+}

@@ -1,0 +1,40 @@
+import DBus
+import Glibc
+import OrientationEngine
+import Posix
+import Sensors
+import Service
+
+let version = "0.1.0"
+
+func run() -> Int32 {
+    let options: DaemonOptions
+    do {
+        options = try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()))
+    } catch {
+        Logger(program: "orientationd").error(error.message)
+        writeStandardError("Try 'orientationd --help' for more information.\n")
+        return 2
+    }
+    if options.help {
+        print(DaemonOptions.usage)
+        return 0
+    }
+    if options.version {
+        print("orientationd \(version)")
+        return 0
+    }
+    if options.busIntrospect {
+        print(Introspection.xml(interfaces: OrientationService.interfaces, includeDocs: true), terminator: "")
+        return 0
+    }
+    let logger = Logger(program: "orientationd", verbose: options.verbose)
+    return Daemon(options: options, logger: logger).run()
+}
+
+func writeStandardError(_ text: String) {
+    var bytes = Array(text.utf8)
+    bytes.withUnsafeMutableBytes { raw in _ = write(2, raw.baseAddress, raw.count) }
+}
+
+exit(run())
