@@ -1,0 +1,70 @@
+import DBus
+
+/// `orientationctl get`: the manager's properties.
+enum GetCommand {
+    static let names = ["HasSensor", "SensorName", "SensorBackend", "Orientation", "Tilt", "RotationLocked", "ActiveClients"]
+
+    static func run(_ arguments: [String]) -> Int32 {
+        let options: BusArguments
+        do { options = try BusArguments.parse(arguments, allowJSON: true) } catch { return usageError(error.message) }
+        if options.rest.contains("-h") || options.rest.contains("--help") {
+            Output.line("Usage: orientationctl get [--json] [--system | --session | --address ADDRESS]")
+            return 0
+        }
+        if let extra = options.rest.first { return usageError("unexpected argument '\(extra)' for get") }
+        let values: [(key: String, value: Value)]
+        do {
+            let connection = try Connection.open(options.bus)
+            defer { connection.close() }
+            let reply = try connection.call(try Message.methodCall(
+                destination: "org.orientationd.Orientation1", path: "/org/orientationd/Orientation1",
+                interface: "org.freedesktop.DBus.Properties", member: "GetAll",
+                arguments: [.string("org.orientationd.Orientation1")]))
+            values = reply.arguments.first?.stringKeyedEntries ?? []
+        } catch {
+            Output.error(describe(error, bus: options.bus))
+            return 1
+        }
+        let byName = Dictionary(values.map { ($0.key, $0.value.unwrappedVariant) }, uniquingKeysWith: { a, _ in a })
+        if options.json {
+            Output.line(Output.json(names.compactMap { name in byName[name].map { (name, json($0)) } }))
+        } else {
+            for name in names {
+                guard let value = byName[name] else { continue }
+                Output.line("\(name): \(text(value))")
+            }
+        }
+        return 0
+    }
+
+    static func text(_ value: Value) -> String {
+        switch value {
+        case .bool(let b): b ? "yes" : "no"
+        case .string(let s): s.isEmpty ? "(none)" : s
+        case .uint32(let u): String(u)
+        default: String(describing: value)
+        }
+    }
+
+    static func json(_ value: Value) -> String {
+        switch value {
+        case .bool(let b): b ? "true" : "false"
+        case .string(let s): Output.quote(s)
+        case .uint32(let u): String(u)
+        default: Output.quote(String(describing: value))
+        }
+    }
+}
+
+/// A one-line explanation of a failed call, naming the bus.
+func describe(_ error: BusError, bus: Connection.Bus) -> String {
+    switch error.name {
+    case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
+        "orientationd is not running on the \(bus)"
+    case "org.freedesktop.DBus.Error.FileNotFound", "org.freedesktop.DBus.Error.NoServer", "org.freedesktop.DBus.Error.BadAddress",
+         "org.freedesktop.DBus.Error.NotSupported", "org.freedesktop.DBus.Error.Disconnected":
+        "cannot connect to the \(bus): \(error.message)"
+    default:
+        error.message.isEmpty ? error.name : error.message
+    }
+}

@@ -1,0 +1,139 @@
+import DBus
+import Glibc
+import OrientationClient
+import OrientationEngine
+import Posix
+
+/// `orientationctl monitor`: a started client whose every event is printed.
+enum MonitorCommand {
+    static let help = """
+        Usage: orientationctl monitor [--json] [--supported LIST] [--preferred O] [--no-follow-lock]
+                                      [--system | --session | --address ADDRESS]
+
+        Creates and starts a client and prints its state, then every change, each line
+        with the local time, until interrupted (Ctrl-C or SIGTERM).
+
+          --supported LIST    Comma-separated orientations the client supports
+                              (normal, left-up, bottom-up, right-up; default all).
+          --preferred O       The orientation used when the device orientation is not
+                              supported (default: the first supported).
+          --no-follow-lock    See the real device orientation even while the rotation
+                              is locked.
+          --json              One JSON object per line: {"time", "event", ...}.
+
+        Lines:
+          state      device D, tilt T, interface I, content rotation R   (at start)
+          will-change interface I -> J, content rotation R               (before a change)
+          changed    device D, interface I, content rotation R           (after it)
+          tilt       T
+          service-lost / attached                                        (daemon restarts)
+        """
+
+    static func run(_ arguments: [String]) -> Int32 {
+        let options: BusArguments
+        do { options = try BusArguments.parse(arguments, allowJSON: true) } catch { return usageError(error.message) }
+        var configuration = OrientationClient.Configuration()
+        var rest = options.rest[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "-h", "--help":
+                Output.line(help)
+                return 0
+            case "--supported":
+                guard let list = rest.popFirst() else { return usageError("option --supported needs a value") }
+                var supported: [Orientation] = []
+                for name in list.split(separator: ",", omittingEmptySubsequences: false) {
+                    guard let o = Orientation(rawValue: String(name)), o != .undefined else {
+                        return usageError("unknown orientation '\(name)' in --supported (expected normal, left-up, bottom-up, right-up)")
+                    }
+                    supported.append(o)
+                }
+                configuration.supported = supported
+            case "--preferred":
+                guard let name = rest.popFirst() else { return usageError("option --preferred needs a value") }
+                guard let o = Orientation(rawValue: name), o != .undefined else {
+                    return usageError("unknown orientation '\(name)' for --preferred")
+                }
+                configuration.preferred = o
+            case "--no-follow-lock":
+                configuration.followsLock = false
+            default:
+                return usageError("unexpected argument '\(argument)' for monitor")
+            }
+        }
+
+        let loop: EventLoop
+        let client: OrientationClient
+        do {
+            loop = try EventLoop()
+            try loop.handleSignals([SIGINT, SIGTERM]) { _ in loop.quit(0) }
+        } catch {
+            Output.error("cannot set up the event loop: \(error)")
+            return 1
+        }
+        do {
+            client = try OrientationClient(bus: options.bus, loop: loop, configuration: configuration)
+            client.connection.onDisconnect = {
+                Output.error("lost the connection to the \(options.bus)")
+                loop.quit(1)
+            }
+            try client.start()
+        } catch {
+            Output.error(describe(error, bus: options.bus))
+            return 1
+        }
+        let printer = Printer(json: options.json)
+        printer.state("state", client.state)
+        client.onEvent = { event in printer.event(event) }
+        let code = loop.run()
+        client.close()
+        return code
+    }
+
+    /// Formats events as text or JSON lines.
+    struct Printer {
+        var json: Bool
+
+        func state(_ kind: String, _ s: OrientationClient.State) {
+            if json {
+                Output.line(Output.json([("time", Output.epochSeconds()), ("event", Output.quote(kind)),
+                                         ("device", Output.quote(s.deviceOrientation.rawValue)),
+                                         ("tilt", Output.quote(s.tilt.rawValue)),
+                                         ("interface", Output.quote(s.interfaceOrientation.rawValue)),
+                                         ("content_rotation", String(s.contentRotation)),
+                                         ("active", s.active ? "true" : "false")]))
+            } else {
+                Output.line("\(Output.clock()) \(kind): device \(s.deviceOrientation.rawValue), tilt \(s.tilt.rawValue), interface \(s.interfaceOrientation.rawValue), content rotation \(s.contentRotation)")
+            }
+        }
+
+        func event(_ event: OrientationClient.Event) {
+            switch event {
+            case .willChange(let from, let to, let rotation):
+                if json {
+                    Output.line(Output.json([("time", Output.epochSeconds()), ("event", "\"will-change\""),
+                                             ("from", Output.quote(from.rawValue)), ("to", Output.quote(to.rawValue)),
+                                             ("content_rotation", String(rotation))]))
+                } else {
+                    Output.line("\(Output.clock()) will-change: interface \(from.rawValue) -> \(to.rawValue), content rotation \(rotation)")
+                }
+            case .changed(let s):
+                state("changed", s)
+            case .tiltChanged(let tilt):
+                if json {
+                    Output.line(Output.json([("time", Output.epochSeconds()), ("event", "\"tilt\""), ("tilt", Output.quote(tilt.rawValue))]))
+                } else {
+                    Output.line("\(Output.clock()) tilt: \(tilt.rawValue)")
+                }
+            case .serviceLost:
+                if json {
+                    Output.line(Output.json([("time", Output.epochSeconds()), ("event", "\"service-lost\"")]))
+                } else {
+                    Output.line("\(Output.clock()) service-lost: orientationd left the bus; waiting for it to return")
+                }
+            case .attached(let s):
+                state("attached", s)
+            }
+        }
+    }
+}

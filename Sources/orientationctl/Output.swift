@@ -1,0 +1,63 @@
+import Glibc
+
+/// Line output that is written at once (monitor output is read live through pipes).
+enum Output {
+    static func line(_ text: String) { write(1, text + "\n") }
+    static func error(_ text: String) { write(2, "orientationctl: " + text + "\n") }
+
+    private static func write(_ fd: Int32, _ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { raw in Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset) }
+            if n < 0 { if errno == EINTR { continue } else { return } }
+            offset += n
+        }
+    }
+
+    /// Local wall-clock time as HH:MM:SS.mmm, for people reading a monitor.
+    static func clock() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var seconds = now.tv_sec
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        let ms = Int(now.tv_nsec / 1_000_000)
+        let msText = ms < 10 ? "00\(ms)" : ms < 100 ? "0\(ms)" : "\(ms)"
+        return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(msText)"
+    }
+
+    /// Seconds since the epoch with millisecond precision, for JSON consumers.
+    static func epochSeconds() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let ms = Int(now.tv_nsec / 1_000_000)
+        return "\(now.tv_sec)." + (ms < 10 ? "00\(ms)" : ms < 100 ? "0\(ms)" : "\(ms)")
+    }
+
+    /// A JSON object from ordered key/value pairs; values are already JSON.
+    static func json(_ pairs: [(String, String)]) -> String {
+        "{" + pairs.map { "\(quote($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
+    }
+
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,74 @@
+import Glibc
+
+let version = "0.1.0"
+
+let usage = """
+    Usage: orientationctl [--system | --session | --address ADDRESS] COMMAND [OPTIONS]
+
+    Query and monitor orientationd, the device orientation service.
+
+    Commands:
+      get [--json]          Print the sensor and the current orientation and tilt.
+                            The sensor is read only while a client is started, so a
+                            plain get shows the last known values.
+      monitor [--json] [--supported LIST] [--preferred O] [--no-follow-lock]
+                            Create and start a client and print every change with a
+                            timestamp until interrupted (Ctrl-C). LIST is a comma-
+                            separated list of normal, left-up, bottom-up, right-up
+                            (default: all four); O is the preferred orientation.
+                            --json prints one JSON object per line.
+      lock                  Lock the rotation (RotationLocked = true).
+      unlock                Unlock the rotation; the current orientation applies at once.
+      replay [--config PATH] [--explain] TRACE.csv
+                            Run the orientation engine over a trace of t_ms,x,y,z
+                            lines and print t_ms,orientation,tilt at each change
+                            (no daemon needed). See 'orientationctl replay --help'.
+
+    Bus options (before or after the command):
+      --system              Talk to the daemon on the system bus (the default).
+      --session             Talk to the daemon on the session bus.
+      --address ADDRESS     Talk to the daemon on the bus at ADDRESS.
+
+      -h, --help            Show this help and exit.
+      --version             Show the version and exit.
+
+    Exit status: 0 on success, 1 when the bus or the daemon cannot be reached or a
+    call fails, 2 on a usage error.
+    """
+
+func usageError(_ message: String) -> Int32 {
+    Output.error(message)
+    Output.error("try 'orientationctl --help' for more information")
+    return 2
+}
+
+func main() -> Int32 {
+    var arguments = Array(CommandLine.arguments.dropFirst())
+    // Bus options may come before the command.
+    var leading: [String] = []
+    while let first = arguments.first, first.hasPrefix("-") {
+        if first == "-h" || first == "--help" {
+            Output.line(usage)
+            return 0
+        }
+        if first == "--version" {
+            Output.line("orientationctl \(version)")
+            return 0
+        }
+        leading.append(arguments.removeFirst())
+        if first == "--address", !arguments.isEmpty { leading.append(arguments.removeFirst()) }
+    }
+    guard let command = arguments.first else { return usageError("no command given") }
+    let rest = leading + arguments.dropFirst()
+    switch command {
+    case "get": return GetCommand.run(rest)
+    case "monitor": return MonitorCommand.run(rest)
+    case "lock": return LockCommand.run(rest, locked: true)
+    case "unlock": return LockCommand.run(rest, locked: false)
+    case "replay": return ReplayCommand.run(Array(arguments.dropFirst()))
+    case "help": Output.line(usage); return 0
+    default: return usageError("unknown command '\(command)'")
+    }
+}
+
+exit(main())
