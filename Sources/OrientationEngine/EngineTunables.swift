@@ -15,6 +15,16 @@ public struct EngineTunables: Sendable, Equatable {
     /// acceleration (shakes, taps, bumps, lever-arm forces) is what makes |a| differ from 1 g.
     public var accelerationToleranceG: Double = 0.2
 
+    /// `ShockThresholdG`: a sample that differs from the current gravity estimate by more
+    /// than this (in g; the apparent linear acceleration) is a shock: a shake, tap, knock,
+    /// bump, or the hand's lever-arm forces in a fast turn. No orientation or tilt change
+    /// is reported until `ShockHoldMs` after the last shock.
+    public var shockThresholdG: Double = 0.5
+
+    /// `ShockHoldMs`: how long after the last shock no change is reported. A few gravity
+    /// filter time constants, so the filter has forgotten the shock by then.
+    public var shockHoldMs: Double = 150
+
     /// `OrientationHysteresisDeg`: how far past the 45° boundary between two orientations
     /// the gravity direction must go before a change is considered. Keeps a device held
     /// near 45° (with wobble, gain and offset errors) from flickering.
@@ -58,6 +68,8 @@ public struct EngineTunables: Sendable, Equatable {
     public static let keys: [String] = [
         "GravityFilterMs",
         "AccelerationToleranceG",
+        "ShockThresholdG",
+        "ShockHoldMs",
         "OrientationHysteresisDeg",
         "OrientationSettleMs",
         "MaxElevationDeg",
@@ -81,6 +93,8 @@ public struct EngineTunables: Sendable, Equatable {
         switch key {
         case "GravityFilterMs": gravityFilterMs
         case "AccelerationToleranceG": accelerationToleranceG
+        case "ShockThresholdG": shockThresholdG
+        case "ShockHoldMs": shockHoldMs
         case "OrientationHysteresisDeg": orientationHysteresisDeg
         case "OrientationSettleMs": orientationSettleMs
         case "MaxElevationDeg": maxElevationDeg
@@ -120,6 +134,8 @@ public struct EngineTunables: Sendable, Equatable {
         switch key {
         case "GravityFilterMs": gravityFilterMs = v
         case "AccelerationToleranceG": accelerationToleranceG = v
+        case "ShockThresholdG": shockThresholdG = v
+        case "ShockHoldMs": shockHoldMs = v
         case "OrientationHysteresisDeg": orientationHysteresisDeg = v
         case "OrientationSettleMs": orientationSettleMs = v
         case "MaxElevationDeg": maxElevationDeg = v
@@ -156,6 +172,12 @@ public struct EngineTunables: Sendable, Equatable {
         case "AccelerationToleranceG":
             Spec(unit: "g", min: 0.01, max: 10, maxInclusive: true,
                  summary: "magnitude error (fraction of 1 g) at which a sample counts half in the gravity filter")
+        case "ShockThresholdG":
+            Spec(unit: "g", min: 0.01, max: 100, maxInclusive: true,
+                 summary: "linear acceleration (sample minus gravity estimate, in g) above which a sample is a shock that holds off changes")
+        case "ShockHoldMs":
+            Spec(unit: "ms", min: 0, max: 60_000, maxInclusive: true,
+                 summary: "how long after the last shock no orientation or tilt change is reported")
         case "OrientationHysteresisDeg":
             Spec(unit: "degrees", min: 0, max: 45, maxInclusive: false,
                  summary: "how far past the 45 degree boundary gravity must go before the orientation may change")

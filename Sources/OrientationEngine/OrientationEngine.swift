@@ -12,17 +12,21 @@
 ///    magnitude differs from 1 g (weight 1 / (1 + (Δ/`AccelerationToleranceG`)²)):
 ///    shakes, taps, bumps and lever-arm forces move the estimate much less than samples
 ///    that look like gravity.
-/// 2. **Angles.** From the estimate: the elevation θ of the screen normal above the
+/// 2. **Shocks.** A sample farther than `ShockThresholdG` from the gravity estimate (the
+///    apparent linear acceleration of a shake, tap, knock or bump) holds every change off
+///    until `ShockHoldMs` after the last such sample, so the filter has forgotten it.
+/// 3. **Angles.** From the estimate: the elevation θ of the screen normal above the
 ///    horizon, and the roll angle φ of the screen's up direction (README section 1).
-/// 3. **Orientation.** Only while |θ| < `MaxElevationDeg` (otherwise the device is flat
+/// 4. **Orientation.** Only while |θ| < `MaxElevationDeg` (otherwise the device is flat
 ///    and keeps its orientation). The current orientation is left only when φ is more than
 ///    45° + `OrientationHysteresisDeg` away from its centre; the proposal is then the
 ///    orientation whose centre is nearest. A proposal must persist for
-///    `OrientationSettleMs` of sample time before it is reported.
-/// 4. **Tilt.** From θ with the thresholds 20° and 70°, each moved by
+///    `OrientationSettleMs` of sample time before it is reported, and not within
+///    `FlatExitMs` of the device having been flat.
+/// 5. **Tilt.** From θ with the thresholds 20° and 70°, each moved by
 ///    `TiltHysteresisDeg` away from the current state, and its own settle time
 ///    `TiltSettleMs`.
-/// 5. **First sample after reset** is decided at once, without hysteresis or settling:
+/// 6. **First sample after reset** is decided at once, without hysteresis or settling:
 ///    nearest orientation (unless flat) and the plain tilt label.
 public struct OrientationEngine: Sendable {
     /// The tunables this engine was made with.
@@ -42,6 +46,8 @@ public struct OrientationEngine: Sendable {
     private let maxIntervalMs: Double
     private let orientationSettleMs: Double
     private let flatExitMs: Double
+    private let shockThreshold: Double
+    private let shockHoldMs: Double
     private let tiltSettleMs: Double
     private let tiltHysteresisDeg: Double
 
@@ -56,6 +62,7 @@ public struct OrientationEngine: Sendable {
     private var orientationCandidate: Orientation = .undefined
     private var orientationElapsedMs = 0.0
     private var sinceFlatMs = Double.infinity
+    private var sinceShockMs = Double.infinity
     private var tiltCandidate: Tilt = .undefined
     private var tiltElapsedMs = 0.0
 
@@ -72,6 +79,8 @@ public struct OrientationEngine: Sendable {
         maxIntervalMs = tunables.maxIntervalMs
         orientationSettleMs = tunables.orientationSettleMs
         flatExitMs = tunables.flatExitMs
+        shockThreshold = tunables.shockThresholdG
+        shockHoldMs = tunables.shockHoldMs
         tiltSettleMs = tunables.tiltSettleMs
         tiltHysteresisDeg = tunables.tiltHysteresisDeg
     }
@@ -87,6 +96,7 @@ public struct OrientationEngine: Sendable {
         orientationCandidate = .undefined
         orientationElapsedMs = 0
         sinceFlatMs = .infinity
+        sinceShockMs = .infinity
         tiltCandidate = .undefined
         tiltElapsedMs = 0
         last = Trace()
@@ -134,14 +144,23 @@ public struct OrientationEngine: Sendable {
             cachedDt = dt
             cachedAlpha = gravityFilterMs > 0 ? 1 - EngineMath.expNeg(dt / gravityFilterMs) : 1
         }
-        let dev = (m * invGravity - 1) * invTolerance
+        let magnitudeError = m * invGravity - 1
+        let dev = magnitudeError * invTolerance
         let weight = 1 / (1 + dev * dev)
         let alpha = cachedAlpha * weight
-        gx += alpha * (x - gx)
-        gy += alpha * (y - gy)
-        gz += alpha * (z - gz)
+        let lx = x - gx, ly = y - gy, lz = z - gz
+        let linear = (lx * lx + ly * ly + lz * lz).squareRoot() * invGravity
+        gx += alpha * lx
+        gy += alpha * ly
+        gz += alpha * lz
 
         let credit = dt < maxIntervalMs ? dt : maxIntervalMs
+        if linear > shockThreshold {
+            sinceShockMs = 0
+        } else {
+            sinceShockMs += credit
+        }
+        let calm = sinceShockMs >= shockHoldMs
         let a = angles()
 
         // Orientation.
@@ -171,7 +190,7 @@ public struct OrientationEngine: Sendable {
                     orientationCandidate = proposed
                     orientationElapsedMs = credit * 0.5
                 }
-                if orientationElapsedMs >= orientationSettleMs && sinceFlatMs >= flatExitMs {
+                if orientationElapsedMs >= orientationSettleMs && sinceFlatMs >= flatExitMs && calm {
                     settledMs = orientationElapsedMs
                     orientation = proposed
                     orientationCandidate = .undefined
@@ -193,7 +212,7 @@ public struct OrientationEngine: Sendable {
                 tiltCandidate = proposedTilt
                 tiltElapsedMs = credit * 0.5
             }
-            if tiltElapsedMs >= tiltSettleMs {
+            if tiltElapsedMs >= tiltSettleMs && calm {
                 tiltSettledMs = tiltElapsedMs
                 tilt = proposedTilt
                 tiltCandidate = .undefined
@@ -203,7 +222,7 @@ public struct OrientationEngine: Sendable {
 
         last = Trace(timeMs: sample.timeMs, x: x, y: y, z: z, magnitudeG: m * invGravity, weight: weight,
                      gx: gx, gy: gy, gz: gz, phi: a.phi, elevation: a.elevation, flat: a.flat,
-                     offCentre: offCentre, sinceFlatMs: sinceFlatMs, settledMs: settledMs,
+                     offCentre: offCentre, sinceFlatMs: sinceFlatMs, sinceShockMs: sinceShockMs, settledMs: settledMs,
                      tiltSettledMs: tiltSettledMs, proposedOrientation: proposed, orientationCandidate: orientationCandidate,
                      orientationElapsedMs: orientationElapsedMs, proposedTilt: proposedTilt,
                      tiltCandidate: tiltCandidate, tiltElapsedMs: tiltElapsedMs, firstSample: false)
@@ -287,6 +306,7 @@ public struct OrientationEngine: Sendable {
         var flat = false
         var offCentre = 0.0
         var sinceFlatMs = Double.infinity
+        var sinceShockMs = Double.infinity
         var settledMs = -1.0
         var tiltSettledMs = -1.0
         var proposedOrientation: Orientation = .undefined
@@ -325,6 +345,9 @@ public struct OrientationEngine: Sendable {
             if l.sinceFlatMs < flatExitMs {
                 s += " left flat \(fmt(l.sinceFlatMs, 0))/\(fmt(flatExitMs, 0))ms ago"
             }
+        }
+        if l.sinceShockMs < shockHoldMs {
+            s += " shock \(fmt(l.sinceShockMs, 0))/\(fmt(shockHoldMs, 0))ms ago: holding"
         }
         if l.settledMs >= 0 {
             s += " orientation settled after \(fmt(l.settledMs, 0))/\(fmt(orientationSettleMs, 0))ms"
