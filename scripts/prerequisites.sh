@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages that orientationd needs, only those missing.
+#
+#   scripts/prerequisites.sh run     build and run: compiler inputs, a bus, busctl
+#   scripts/prerequisites.sh test    the run set + what the tests use (umockdev,
+#                                    Debian's python3 with gi and dbus, gdbus)
+#   scripts/prerequisites.sh bench   the run set + Debian's python3 with gi and dbus
+#
+# Checks each package with dpkg-query; when something is missing it runs
+# `apt-get update` once and installs the missing packages non-interactively,
+# through sudo when not root. It also checks that `swift` is on PATH.
+set -euo pipefail
+
+usage() {
+    echo "usage: $0 run|test|bench" >&2
+    exit 2
+}
+
+[[ $# -eq 1 ]] || usage
+
+# Build and run: the system libraries the package links (pkg-config finds them),
+# what the Swift toolchain needs to link on Debian 12, a dbus-daemon for private
+# buses, dbus-send and friends, and systemd for busctl.
+run_set=(
+    pkg-config libdbus-1-dev libudev-dev
+    libc6-dev libstdc++-12-dev binutils
+    dbus dbus-daemon dbus-bin
+    systemd
+)
+# Tests: umockdev fakes udev devices (library, typelib for Debian's python3,
+# umockdev-run/-wrapper), python3-gi and python3-dbus drive it and talk to the
+# bus, gdbus (libglib2.0-bin) is a second, independent D-Bus client.
+test_extra=(
+    umockdev libumockdev-dev gir1.2-umockdev-1.0
+    python3 python3-gi python3-dbus
+    libglib2.0-bin
+)
+# Benchmarks: the start-up timer listens for NameOwnerChanged from Debian's python3.
+bench_extra=(python3 python3-gi python3-dbus)
+
+case "$1" in
+    run) wanted=("${run_set[@]}") ;;
+    test) wanted=("${run_set[@]}" "${test_extra[@]}") ;;
+    bench) wanted=("${run_set[@]}" "${bench_extra[@]}") ;;
+    *) usage ;;
+esac
+
+if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+    echo "prerequisites: dpkg-query/apt-get not found: this script is for Debian 12 (bookworm)." >&2
+    echo "prerequisites: install the equivalents of: ${wanted[*]}" >&2
+    exit 1
+fi
+
+missing=()
+for package in "${wanted[@]}"; do
+    status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+    if [[ "$status" != "install ok installed" ]]; then
+        missing+=("$package")
+    fi
+done
+
+if ((${#missing[@]} > 0)); then
+    if [[ $(id -u) -eq 0 ]]; then
+        as_root=()
+    elif command -v sudo >/dev/null 2>&1; then
+        as_root=(sudo)
+    else
+        echo "prerequisites: missing packages: ${missing[*]}" >&2
+        echo "prerequisites: not root and no sudo: install them as root, then run again." >&2
+        exit 1
+    fi
+    echo "prerequisites: installing ${missing[*]}"
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+    echo "prerequisites ($1): all ${#wanted[@]} Debian packages present"
+fi
+
+# The Swift toolchain is not a Debian package: it is unpacked by hand (here under
+# /opt/swift). The Makefile adds /opt/swift/usr/bin to PATH when swift is missing.
+if ! command -v swift >/dev/null 2>&1; then
+    if [[ -x /opt/swift/usr/bin/swift ]]; then
+        echo "prerequisites: swift is not on PATH, but /opt/swift/usr/bin/swift exists:" >&2
+        echo "prerequisites:   export PATH=/opt/swift/usr/bin:\$PATH   (the Makefile does this itself)" >&2
+    else
+        echo "prerequisites: swift not found on PATH nor in /opt/swift/usr/bin." >&2
+        echo "prerequisites: install the Swift 6.x toolchain for Debian 12 and put its usr/bin on PATH." >&2
+    fi
+    exit 1
+fi
