@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# The `make run` demo: a private session bus, orientationd on it with the simulated
+# sensor, and `orientationctl monitor` in the foreground until Ctrl-C (or SIGTERM).
+# On exit it stops everything it started and removes its temporary directory.
+#
+# Environment:
+#   ORIENTATIOND_BIN_DIR   where orientationd and orientationctl are
+#                          (default: .build/debug in the repository)
+#   ORIENTATIOND_SENSOR    the daemon's --sensor value (default: simulated)
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bin_dir=${ORIENTATIOND_BIN_DIR:-$repo/.build/debug}
+sensor=${ORIENTATIOND_SENSOR:-simulated}
+name=org.orientationd.Orientation1
+
+for tool in orientationd orientationctl; do
+    if [[ ! -x "$bin_dir/$tool" ]]; then
+        echo "demo: $bin_dir/$tool not found: build first (make build)" >&2
+        exit 1
+    fi
+done
+for tool in dbus-daemon busctl; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        echo "demo: $tool not found: run scripts/prerequisites.sh run" >&2
+        exit 1
+    fi
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/orientationd-demo.XXXXXX")
+bus_pid=""
+daemon_pid=""
+monitor_pid=""
+
+# Sends SIGTERM to one process we started, waits up to ~2 s, then SIGKILL.
+stop() {
+    local pid=$1 i
+    [[ -n "$pid" ]] || return 0
+    kill -TERM "$pid" 2>/dev/null || return 0
+    for ((i = 0; i < 40; i++)); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+}
+
+cleanup() {
+    local status=$?
+    trap - EXIT INT TERM
+    # Monitor first, then the daemon (so it leaves the bus cleanly), then the bus.
+    stop "$monitor_pid"
+    stop "$daemon_pid"
+    stop "$bus_pid"
+    rm -rf "$tmp"
+    echo "demo: stopped orientationd and the private bus" >&2
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# A private session-type bus listening on a socket inside $tmp.
+cat >"$tmp/bus.conf" <<EOF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path=$tmp/bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+EOF
+
+# Its stderr goes to a log (it warns that it cannot raise its fd limit when not root).
+dbus-daemon --nofork --nosyslog --config-file="$tmp/bus.conf" --print-address=3 \
+    3>"$tmp/address" </dev/null 2>"$tmp/bus.log" &
+bus_pid=$!
+
+# Waits (polling every 50 ms, at most $1 polls) until the command in "$@" succeeds.
+wait_for() {
+    local polls=$1 i
+    shift
+    for ((i = 0; i < polls; i++)); do
+        "$@" && return 0
+        sleep 0.05
+    done
+    return 1
+}
+bus_ready() {
+    kill -0 "$bus_pid" 2>/dev/null || { echo "demo: dbus-daemon exited:" >&2; cat "$tmp/bus.log" >&2; exit 1; }
+    [[ -s "$tmp/address" ]]
+}
+wait_for 100 bus_ready || { echo "demo: the private bus did not start within 5 s" >&2; exit 1; }
+address=$(head -n 1 "$tmp/address")
+
+"$bin_dir/orientationd" --address "$address" --sensor "$sensor" </dev/null &
+daemon_pid=$!
+
+name_owned() {
+    kill -0 "$daemon_pid" 2>/dev/null || { echo "demo: orientationd exited" >&2; exit 1; }
+    busctl --address="$address" status "$name" >/dev/null 2>&1
+}
+wait_for 200 name_owned || { echo "demo: $name was not owned within 10 s" >&2; exit 1; }
+
+cat <<EOF
+orientationd is running on a private session bus with the $sensor sensor:
+  bus address  $address
+  daemon pid   $daemon_pid
+
+Below, 'orientationctl monitor' starts a client and prints every change; the
+simulated device turns through normal, left-up, bottom-up and right-up, then lies
+face-up, and repeats. Press Ctrl-C to stop the monitor, the daemon and the bus.
+
+From another terminal, while this runs:
+  busctl --address='$address' introspect $name /org/orientationd/Orientation1
+  busctl --address='$address' get-property $name /org/orientationd/Orientation1 $name Orientation
+  $bin_dir/orientationctl --address '$address' get
+  $bin_dir/orientationctl --address '$address' lock      # and unlock
+
+EOF
+
+# In the background and waited for, so that SIGTERM to this script is handled at
+# once (bash runs traps only between foreground commands).
+"$bin_dir/orientationctl" --address "$address" monitor </dev/null &
+monitor_pid=$!
+set +e
+wait "$monitor_pid"
+status=$?
+set -e
+monitor_pid=""
+exit "$status"
