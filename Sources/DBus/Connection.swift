@@ -106,6 +106,13 @@ public final class Connection {
         return true
     }
 
+    /// Without an event loop: runs the handlers for every message already received
+    /// (for instance signals that arrived while a blocking `call` waited for its reply).
+    public func dispatchQueued() {
+        guard !closed else { return }
+        while dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS {}
+    }
+
     // MARK: Incoming messages
 
     /// Adds a handler for incoming messages; it returns true when it consumed the message.

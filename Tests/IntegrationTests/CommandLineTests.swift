@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+
+/// The executables' command lines: help, usage errors, exit statuses, introspection XML.
+@Suite struct CommandLineTests {
+    let directory: String
+
+    init() throws { directory = try makeTemporaryDirectory(prefix: "orientationd-cli") }
+
+    @Test func unknownFlagIsAUsageError() throws {
+        let result = try ChildProcess.run(product: "orientationd", arguments: ["--frobnicate"], directory: directory)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("unknown option --frobnicate"))
+        #expect(result.stderr.contains("--help"))
+        let ctl = try ChildProcess.run(product: "orientationctl", arguments: ["--session", "frobnicate"], directory: directory)
+        #expect(ctl.status == 2)
+        #expect(ctl.stderr.contains("unknown command 'frobnicate'"))
+    }
+
+    @Test func badSensorIsAUsageError() throws {
+        let result = try ChildProcess.run(product: "orientationd", arguments: ["--session", "--sensor", "magic"], directory: directory)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("unknown sensor 'magic'"))
+    }
+
+    @Test func helpAndVersion() throws {
+        let help = try ChildProcess.run(product: "orientationd", arguments: ["--help"], directory: directory)
+        #expect(help.status == 0)
+        for option in ["--system", "--session", "--address", "--sensor", "--bus-introspect", "--verbose", "--version", "replay:PATH"] {
+            #expect(help.stdout.contains(option), "orientationd --help does not mention \(option)")
+        }
+        let version = try ChildProcess.run(product: "orientationd", arguments: ["--version"], directory: directory)
+        #expect(version.stdout.hasPrefix("orientationd "))
+        let ctlHelp = try ChildProcess.run(product: "orientationctl", arguments: ["--help"], directory: directory)
+        for command in ["get", "monitor", "lock", "unlock", "replay"] {
+            #expect(ctlHelp.stdout.contains("  \(command)"), "orientationctl --help does not mention \(command)")
+        }
+    }
+
+    @Test func unreachableBusIsOneClearErrorLine() throws {
+        let address = "unix:path=\(directory)/no-such-bus"
+        let daemon = try ChildProcess.run(product: "orientationd", arguments: ["--address", address, "--sensor", "simulated"], directory: directory)
+        #expect(daemon.status == 1)
+        let lines = daemon.stderr.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(daemon.stderr.hasPrefix("orientationd: error: cannot connect to the bus at \(address)"))
+        let ctl = try ChildProcess.run(product: "orientationctl", arguments: ["--address", address, "get"], directory: directory)
+        #expect(ctl.status == 1)
+        #expect(ctl.stderr.hasPrefix("orientationctl: cannot connect to the bus at \(address)"))
+    }
+
+    @Test func unreadableReplayFileIsAnError() throws {
+        let bus = try TestBus()
+        let result = try ChildProcess.run(product: "orientationd", arguments: ["--address", bus.address, "--sensor", "replay:/nonexistent/trace.csv"],
+                                          directory: directory)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("/nonexistent/trace.csv"))
+    }
+
+    /// The documented XML in dbus/ is what the daemon really exports.
+    @Test func documentedXMLMatchesBusIntrospect() throws {
+        let result = try ChildProcess.run(product: "orientationd", arguments: ["--bus-introspect"], directory: directory)
+        #expect(result.status == 0)
+        let documented = try String(contentsOfFile: repositoryRoot + "/dbus/org.orientationd.Orientation1.xml", encoding: .utf8)
+        #expect(normalised(result.stdout) == normalised(documented),
+                "dbus/org.orientationd.Orientation1.xml differs from `orientationd --bus-introspect`; regenerate it")
+        #expect(result.stdout.contains("<interface name=\"org.orientationd.Orientation1.Client\">"))
+    }
+
+    @Test func orientationctlGetReportsTheDaemonNotRunning() throws {
+        let bus = try TestBus()
+        let result = try ChildProcess.run(product: "orientationctl", arguments: ["--address", bus.address, "get"], directory: directory)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("orientationd is not running"))
+    }
+
+    @Test func orientationctlGetAndJSON() throws {
+        let fixture = try DaemonFixture()
+        _ = try fixture.peer()
+        let text = try ChildProcess.run(product: "orientationctl", arguments: ["--address", fixture.bus.address, "get"], directory: directory)
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("SensorBackend: replay"))
+        #expect(text.stdout.contains("Orientation: undefined"))
+        let json = try ChildProcess.run(product: "orientationctl", arguments: ["get", "--json", "--address", fixture.bus.address], directory: directory)
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(object?["HasSensor"] as? Bool == true)
+        #expect(object?["SensorBackend"] as? String == "replay")
+        #expect(object?["ActiveClients"] as? Int == 0)
+    }
+
+    @Test func orientationctlMonitorPrintsChanges() throws {
+        let fixture = try DaemonFixture()
+        let peer = try fixture.peer()
+        fixture.hold(.normal, durationMs: 300)
+        #expect(fixture.drained())
+        let monitor = try ChildProcess(product: "orientationctl", arguments: ["--address", fixture.bus.address, "monitor", "--json"],
+                                       directory: fixture.bus.directory)
+        #expect(peer.waitUntil { (try? peer.managerProperty("ActiveClients")) == .uint32(1) })
+        fixture.hold(.leftUp, durationMs: 1500)
+        #expect(waitUntil(seconds: 10) { monitor.stdout.contains("\"device\": \"left-up\"") })
+        monitor.signal(SIGINT)
+        #expect(monitor.waitForExit() == 0)
+        let lines = monitor.stdout.split(separator: "\n")
+        #expect(lines.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) != nil })
+        #expect(lines.first?.contains("\"event\": \"state\"") == true)
+        #expect(lines.contains { $0.contains("\"event\": \"will-change\"") && $0.contains("\"to\": \"left-up\"") })
+        #expect(peer.waitUntil { (try? peer.managerProperty("ActiveClients")) == .uint32(0) })
+    }
+}
+
+/// Whitespace-insensitive form of an XML document.
+func normalised(_ text: String) -> String {
+    text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).joined(separator: " ")
+        .replacingOccurrences(of: "> <", with: "><")
+}

@@ -1,0 +1,115 @@
+import DBus
+import Foundation
+import Glibc
+import Testing
+
+/// The daemon on a real private bus: name, introspection, properties, signals, exit.
+@Suite struct DaemonLifecycleTests {
+    @Test func takesItsNameAndExportsTheManager() throws {
+        let fixture = try DaemonFixture()
+        let peer = try fixture.peer()
+        let xml = try peer.call(Peer.manager, "org.freedesktop.DBus.Introspectable", "Introspect")[0].stringValue ?? ""
+        #expect(xml.contains("<interface name=\"org.orientationd.Orientation1\">"))
+        #expect(xml.contains("<method name=\"CreateClient\">"))
+        #expect(xml.contains("<signal name=\"OrientationWillChange\">"))
+        #expect(xml.contains("<interface name=\"org.freedesktop.DBus.Properties\">"))
+        #expect(xml.contains("<interface name=\"org.freedesktop.DBus.Peer\">"))
+        // Parent nodes are walkable from the root.
+        let root = try peer.call("/", "org.freedesktop.DBus.Introspectable", "Introspect")[0].stringValue ?? ""
+        #expect(root.contains("<node name=\"org\"/>"))
+        try peer.call(Peer.manager, "org.freedesktop.DBus.Peer", "Ping")
+    }
+
+    @Test func managerPropertiesHaveTheirInitialValues() throws {
+        let fixture = try DaemonFixture()
+        let peer = try fixture.peer()
+        let all = try peer.call(Peer.manager, "org.freedesktop.DBus.Properties", "GetAll", [.string(Peer.managerInterface)])[0]
+        let entries = Dictionary(uniqueKeysWithValues: (all.stringKeyedEntries ?? []).map { ($0.key, $0.value.unwrappedVariant) })
+        #expect(entries["HasSensor"] == .bool(true))
+        #expect(entries["SensorBackend"] == .string("replay"))
+        #expect(entries["SensorName"] == .string("Replay of \(fixture.fifoPath)"))
+        #expect(entries["Orientation"] == .string("undefined"))
+        #expect(entries["Tilt"] == .string("undefined"))
+        #expect(entries["RotationLocked"] == .bool(false))
+        #expect(entries["ActiveClients"] == .uint32(0))
+        #expect(entries.count == 7)
+    }
+
+    @Test func busctlSeesTheSameObject() throws {
+        let fixture = try DaemonFixture()
+        _ = try fixture.peer()
+        let introspect = try runTool("/usr/bin/busctl", ["--address", fixture.bus.address, "introspect",
+                                                         Peer.service, Peer.manager])
+        #expect(introspect.status == 0)
+        #expect(introspect.stdout.contains(".CreateClient"))
+        #expect(introspect.stdout.contains(".ActiveClients"))
+        let property = try runTool("/usr/bin/busctl", ["--address", fixture.bus.address, "get-property",
+                                                       Peer.service, Peer.manager, Peer.managerInterface, "SensorBackend"])
+        #expect(property.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "s \"replay\"")
+        let created = try runTool("/usr/bin/busctl", ["--address", fixture.bus.address, "call", Peer.service, Peer.manager,
+                                                      Peer.managerInterface, "CreateClient", "a{sv}", "1",
+                                                      "SupportedOrientations", "as", "1", "normal"])
+        #expect(created.stdout.hasPrefix("o \"/org/orientationd/Orientation1/Client/"))
+    }
+
+    @Test func sigtermStopsCleanlyWithStatusZero() throws {
+        let fixture = try DaemonFixture()
+        _ = try fixture.peer()
+        fixture.daemon.signal(SIGTERM)
+        #expect(fixture.daemon.waitForExit() == 0)
+    }
+
+    @Test func sigintStopsCleanlyWithStatusZero() throws {
+        let fixture = try DaemonFixture()
+        _ = try fixture.peer()
+        fixture.daemon.signal(SIGINT)
+        #expect(fixture.daemon.waitForExit() == 0)
+    }
+
+    @Test func losingTheBusIsAnErrorExit() throws {
+        var fixture: DaemonFixture? = try DaemonFixture()
+        _ = try fixture!.peer()
+        let daemon = fixture!.daemon
+        // Kill only the bus: the daemon must notice and exit 1 with a clear message.
+        let busPID = try #require(pidOfBus(fixture!.bus))
+        kill(busPID, SIGKILL)
+        #expect(daemon.waitForExit() == 1)
+        #expect(daemon.stderr.contains("lost the connection"))
+        fixture = nil
+    }
+
+    @Test func secondDaemonOnTheSameBusRefusesToStart() throws {
+        let fixture = try DaemonFixture()
+        _ = try fixture.peer()
+        let second = try ChildProcess.run(product: "orientationd", arguments: ["--address", fixture.bus.address, "--sensor", "simulated"],
+                                          directory: fixture.bus.directory)
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("already owned"))
+    }
+}
+
+func runTool(_ path: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, stdout, stderr)
+}
+
+/// The dbus-daemon serving `bus` (found by its config path on its command line).
+func pidOfBus(_ bus: TestBus) -> Int32? {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    for entry in entries {
+        guard let pid = Int32(entry),
+              let cmdline = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
+        let text = String(decoding: cmdline, as: UTF8.self)
+        if text.contains("dbus-daemon"), text.contains(bus.directory + "/bus.conf") { return pid }
+    }
+    return nil
+}

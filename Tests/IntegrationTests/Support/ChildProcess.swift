@@ -1,0 +1,50 @@
+import Foundation
+import Glibc
+
+/// A product executable started by a test, its standard error kept in a file.
+final class ChildProcess {
+    let process = Process()
+    let stderrPath: String
+    let stdoutPath: String
+
+    init(product: String, arguments: [String], directory: String, environment: [String: String]? = nil, stdin: FileHandle? = nil) throws {
+        let name = product + "-" + UUID().uuidString.prefix(8)
+        stderrPath = directory + "/" + name + ".stderr"
+        stdoutPath = directory + "/" + name + ".stdout"
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: productsDirectory + "/" + product)
+        process.arguments = arguments
+        process.standardError = FileHandle(forWritingAtPath: stderrPath)
+        process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
+        process.standardInput = stdin ?? FileHandle.nullDevice
+        if let environment { process.environment = environment }
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    var pid: Int32 { process.processIdentifier }
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// Waits for the process to exit and returns its status, or nil at the deadline.
+    func waitForExit(seconds: Double = 10) -> Int32? {
+        guard waitUntil(seconds: seconds, { !process.isRunning }) else { return nil }
+        return process.terminationStatus
+    }
+
+    /// Runs a product to completion and returns (status, stdout, stderr).
+    static func run(product: String, arguments: [String], directory: String, seconds: Double = 20) throws -> (status: Int32, stdout: String, stderr: String) {
+        let child = try ChildProcess(product: product, arguments: arguments, directory: directory)
+        guard let status = child.waitForExit(seconds: seconds) else { throw TestFailure("\(product) \(arguments) did not exit") }
+        return (status, child.stdout, child.stderr)
+    }
+}
