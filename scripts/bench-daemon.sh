@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Daemon benchmark: prints figures (it is not a test and has no pass/fail).
+#
+# Builds orientationd in release with the Swift runtime linked statically, starts a
+# private bus, and measures with benchmarks/daemon/measure.py (Debian's python3):
+#   (a) start -> name acquired (median, max over BENCH_STARTS starts)
+#   (b) idle VmRSS and Pss with no client
+#   (c) voluntary context switches over BENCH_IDLE_SECONDS idle with no started
+#       client, and the same with one started client for information
+#   (d) binary sizes
+# Everything it starts is stopped on exit, failure or interruption.
+#
+# Environment: BENCH_STARTS (default 20), BENCH_IDLE_SECONDS (default 10),
+# SWIFT_SCRATCH (a --scratch-path for the build; default .build).
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo"
+command -v swift >/dev/null 2>&1 || export PATH="/opt/swift/usr/bin:$PATH"
+starts=${BENCH_STARTS:-20}
+idle=${BENCH_IDLE_SECONDS:-10}
+python=/usr/bin/python3
+
+scratch=()
+[[ -n "${SWIFT_SCRATCH:-}" ]] && scratch=(--scratch-path "$SWIFT_SCRATCH")
+
+echo "bench: building release (-static-stdlib)"
+swift build -c release -Xswiftc -static-stdlib "${scratch[@]}" 2>&1 | tail -n 5
+bin_dir=$(swift build -c release -Xswiftc -static-stdlib "${scratch[@]}" --show-bin-path)
+
+"$python" -c 'import dbus, gi' 2>/dev/null || {
+    echo "bench: $python lacks dbus or gi: run scripts/prerequisites.sh bench" >&2
+    exit 1
+}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/orientationd-bench.XXXXXX")
+bus_pid=""
+cleanup() {
+    local status=$? i
+    trap - EXIT INT TERM
+    # measure.py stops its own daemons; make sure none outlives a failure.
+    pkill -KILL -f "^$bin_dir/orientationd --address unix:path=$tmp/" 2>/dev/null || true
+    if [[ -n "$bus_pid" ]]; then
+        kill -TERM "$bus_pid" 2>/dev/null || true
+        for ((i = 0; i < 40; i++)); do kill -0 "$bus_pid" 2>/dev/null || break; sleep 0.05; done
+        kill -KILL "$bus_pid" 2>/dev/null || true
+        wait "$bus_pid" 2>/dev/null || true
+    fi
+    rm -rf "$tmp"
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+cat >"$tmp/bus.conf" <<CONF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path=$tmp/bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+CONF
+dbus-daemon --nofork --nosyslog --config-file="$tmp/bus.conf" --print-address=3 \
+    3>"$tmp/address" </dev/null 2>"$tmp/bus.log" &
+bus_pid=$!
+for ((i = 0; i < 100; i++)); do
+    [[ -s "$tmp/address" ]] && break
+    kill -0 "$bus_pid" 2>/dev/null || { cat "$tmp/bus.log" >&2; exit 1; }
+    sleep 0.05
+done
+[[ -s "$tmp/address" ]] || { echo "bench: the private bus did not start within 5 s" >&2; exit 1; }
+address=$(head -n 1 "$tmp/address")
+
+cat <<TEXT
+bench: release orientationd on a private bus, $starts starts, ${idle} s idle windows.
+  start -> name acquired: measure.py subscribes to NameOwnerChanged for
+  org.orientationd.Orientation1, reads the monotonic clock just before spawning the
+  daemon and again when the signal with the new owner is dispatched (so the figure
+  includes fork/exec from Python and the bus's signal delivery). Each daemon is
+  stopped with SIGTERM (exit status checked) before the next start.
+  memory: VmRSS from /proc/PID/status and Pss from /proc/PID/smaps_rollup, 1 s
+  after start, no client. Wake-ups: voluntary_ctxt_switches summed over
+  /proc/PID/task/*/status, delta over the idle window.
+TEXT
+echo "  linked: $(readelf -d "$bin_dir/orientationd" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')"
+echo
+
+"$python" benchmarks/daemon/measure.py --address "$address" --daemon "$bin_dir/orientationd" \
+    --starts "$starts" --idle-seconds "$idle" \
+    --binary "$bin_dir/orientationd" --binary "$bin_dir/orientationctl" \
+    --json "$tmp/figures.json"
