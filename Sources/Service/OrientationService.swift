@@ -139,6 +139,40 @@ public final class OrientationService {
         for client in owned { close(client) }
     }
 
+    // MARK: Hotplug
+
+    /// Puts `newSensor` in place of the current one (nil: no sensor). Used by discovery
+    /// when the best sensor appears, goes away or is replaced by a better one.
+    ///
+    /// Losing the sensor makes Orientation (and every client's device orientation)
+    /// `undefined`; a new sensor is claimed at once while clients are started, and its
+    /// first reading applies immediately.
+    public func replaceSensor(_ newSensor: SensorBackend?) {
+        if let sensor, let newSensor, sensor === newSensor { return }
+        releaseSensor()
+        let before = (hasSensor, sensorName, sensorKind)
+        sensor = newSensor
+        var names: [String] = []
+        if before.0 != hasSensor { names.append("HasSensor") }
+        if before.1 != sensorName { names.append("SensorName") }
+        if before.2 != sensorKind { names.append("SensorBackend") }
+        emitManagerChanged(names)
+        if newSensor == nil {
+            engine.reset()
+            sensorOrientation = .undefined
+            publish(orientation: .undefined, tilt: .undefined)
+        }
+        if activeClients > 0 { claimSensor() }
+    }
+
+    /// Re-reads the sensor after the system resumed or its configuration changed: a
+    /// fresh start of the same sensor while clients are started.
+    public func rearmSensor() {
+        guard activeClients > 0 else { return }
+        releaseSensor()
+        claimSensor()
+    }
+
     // MARK: Lock
 
     func setRotationLocked(_ locked: Bool) {
@@ -186,16 +220,22 @@ public final class OrientationService {
     private func applyEngineState() {
         // Flat or unknown keeps the last orientation.
         if engine.orientation != .undefined { sensorOrientation = engine.orientation }
+        let newTilt = engine.tilt == .undefined ? tilt : engine.tilt
+        publish(orientation: rotationLocked ? orientation : sensorOrientation, tilt: newTilt)
+    }
+
+    /// Announces a new manager orientation (and the engine's tilt), then updates the
+    /// started clients.
+    private func publish(orientation newOrientation: Orientation, tilt newTilt: Tilt) {
         var names: [String] = []
-        let newOrientation = rotationLocked ? orientation : sensorOrientation
         if newOrientation != orientation {
             tree.emitSignal(path: BusNames.managerPath, interface: BusNames.managerInterface, name: "OrientationWillChange",
                             arguments: [.string(orientation.rawValue), .string(newOrientation.rawValue)])
             orientation = newOrientation
             names.append("Orientation")
         }
-        if engine.tilt != .undefined, engine.tilt != tilt {
-            tilt = engine.tilt
+        if newTilt != tilt {
+            tilt = newTilt
             names.append("Tilt")
         }
         emitManagerChanged(names)
