@@ -41,6 +41,7 @@ release:
 	$(SWIFT) build -c release -Xswiftc -static-stdlib
 
 score:
+	@test -f scripts/score.sh || { echo "make score: scripts/score.sh is not there yet" >&2; exit 1; }
 	bash scripts/score.sh
 
 bench:

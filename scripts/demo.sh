@@ -107,20 +107,22 @@ name_owned() {
 }
 wait_for 200 name_owned || { echo "demo: $name was not owned within 10 s" >&2; exit 1; }
 
+short_address=${address%%,guid=*}
 cat <<EOF
-orientationd is running on a private session bus with the $sensor sensor:
-  bus address  $address
-  daemon pid   $daemon_pid
+orientationd is running on a private session bus with the $sensor sensor
+(daemon pid $daemon_pid), at:
+  ADDR='$short_address'
 
 Below, 'orientationctl monitor' starts a client and prints every change; the
 simulated device turns through normal, left-up, bottom-up and right-up, then lies
 face-up, and repeats. Press Ctrl-C to stop the monitor, the daemon and the bus.
 
-From another terminal, while this runs:
-  busctl --address='$address' introspect $name /org/orientationd/Orientation1
-  busctl --address='$address' get-property $name /org/orientationd/Orientation1 $name Orientation
-  $bin_dir/orientationctl --address '$address' get
-  $bin_dir/orientationctl --address '$address' lock      # and unlock
+From another terminal, while this runs (after setting ADDR as above):
+  busctl --address="\$ADDR" introspect $name /org/orientationd/Orientation1
+  busctl --address="\$ADDR" get-property $name /org/orientationd/Orientation1 $name Orientation Tilt
+  busctl --address="\$ADDR" monitor $name
+  $bin_dir/orientationctl --address "\$ADDR" get
+  $bin_dir/orientationctl --address "\$ADDR" lock      # and unlock
 
 EOF
 
