@@ -18,8 +18,9 @@ public struct EngineTunables: Sendable, Equatable {
     /// `ShockThresholdG`: a sample that differs from the current gravity estimate by more
     /// than this (in g; the apparent linear acceleration) is a shock: a shake, tap, knock,
     /// bump, or the hand's lever-arm forces in a fast turn. No orientation or tilt change
-    /// is reported until `ShockHoldMs` after the last shock.
-    public var shockThresholdG: Double = 0.5
+    /// is reported until `ShockHoldMs` after the last shock. The distance is rescaled for
+    /// the sample interval, so that a steady turn measures the same at every rate.
+    public var shockThresholdG: Double = 0.45
 
     /// `ShockHoldMs`: how long after the last shock no change is reported. A few gravity
     /// filter time constants, so the filter has forgotten the shock by then.

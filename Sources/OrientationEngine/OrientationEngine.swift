@@ -57,6 +57,7 @@ public struct OrientationEngine: Sendable {
     private var gx = 0.0, gy = 0.0, gz = 0.0
     private var cachedDt = -1.0
     private var cachedAlpha = 1.0
+    private var cachedLagScale = 1.0
 
     // Decision state.
     private var orientationCandidate: Orientation = .undefined
@@ -143,13 +144,17 @@ public struct OrientationEngine: Sendable {
         if dt != cachedDt {
             cachedDt = dt
             cachedAlpha = gravityFilterMs > 0 ? 1 - EngineMath.expNeg(dt / gravityFilterMs) : 1
+            // A steady turn puts the sample ω·Δt/α away from the estimate before the update;
+            // a continuous filter would lag by ω·τ. Rescale so the shock test is the same
+            // at every rate (1 at high rates, 0.37 at 10 Hz with τ = 40 ms).
+            cachedLagScale = dt > 0 && gravityFilterMs > 0 ? min(1, gravityFilterMs * cachedAlpha / dt) : 1
         }
         let magnitudeError = m * invGravity - 1
         let dev = magnitudeError * invTolerance
         let weight = 1 / (1 + dev * dev)
         let alpha = cachedAlpha * weight
         let lx = x - gx, ly = y - gy, lz = z - gz
-        let linear = (lx * lx + ly * ly + lz * lz).squareRoot() * invGravity
+        let linear = (lx * lx + ly * ly + lz * lz).squareRoot() * invGravity * cachedLagScale
         gx += alpha * lx
         gy += alpha * ly
         gz += alpha * lz
@@ -172,7 +177,8 @@ public struct OrientationEngine: Sendable {
             orientationElapsedMs = 0
             sinceFlatMs = 0
         } else {
-            sinceFlatMs += credit
+            // Leaving the flat zone happened somewhere in the last interval: credit half.
+            sinceFlatMs += sinceFlatMs == 0 ? credit * 0.5 : credit
             if orientation == .undefined {
                 proposed = Self.nearest(a.phi)
             } else {

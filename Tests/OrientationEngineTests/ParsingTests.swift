@@ -1,0 +1,113 @@
+import Testing
+@testable import OrientationEngine
+
+@Suite("TraceLine")
+struct TraceLineTests {
+    @Test("good lines", arguments: [
+        ("0,0.12,-9.69,1.52", Sample(timeMs: 0, x: 0.12, y: -9.69, z: 1.52)),
+        ("100,-0.00,9.81,0", Sample(timeMs: 100, x: 0, y: 9.81, z: 0)),
+        (" 250 , 1 , 2 , 3 \r", Sample(timeMs: 250, x: 1, y: 2, z: 3)),
+        ("7,1e1,-2.5E-1,+3", Sample(timeMs: 7, x: 10, y: -0.25, z: 3)),
+        ("-5,1,2,3", Sample(timeMs: -5, x: 1, y: 2, z: 3)),
+    ])
+    func good(line: String, expected: Sample) throws {
+        let s = try TraceLine.parse(line[...]).get()
+        #expect(s == expected)
+    }
+
+    @Test("blank lines and comments", arguments: ["", "   ", "\t\r", "# t_ms,x,y,z", "  # indented comment"])
+    func ignored(line: String) throws {
+        #expect(try TraceLine.parse(line[...]).get() == nil)
+    }
+
+    @Test("malformed lines", arguments: [
+        "garbage", "1,2,3", "1,2,3,4,5", "1,2,3,", ",1,2,3", "1.5,1,2,3", "1,a,2,3", "1,2,,3",
+        "1,nan,2,3", "1,2,NaN,3", "1,2,3,inf", "1,-inf,2,3", "1,infinity,2,3", "1,1e999,2,3",
+        "1,0x1p3,2,3", "1,1,2,3 4", "1;2;3;4", "1,1.2.3,2,3", "99999999999999999999,1,2,3",
+    ])
+    func malformed(line: String) {
+        switch TraceLine.parse(line[...]) {
+        case .success(let s): Issue.record("'\(line)' parsed as \(String(describing: s))")
+        case .failure(let e): #expect(!e.message.isEmpty)
+        }
+    }
+
+    @Test("errors say what is wrong")
+    func messages() {
+        if case .failure(let e) = TraceLine.parse("1,2,3") { #expect(e.message.contains("4 fields")) }
+        if case .failure(let e) = TraceLine.parse("1,2,nan,3") {
+            #expect(e.message.contains("y"))
+            #expect(e.message.contains("nan"))
+        }
+        if case .failure(let e) = TraceLine.parse("x,1,2,3") { #expect(e.message.contains("t_ms")) }
+    }
+
+    @Test("timestamps that do not increase are the caller's business")
+    func nonIncreasing() throws {
+        #expect(try TraceLine.parse("5,1,2,3").get()?.timeMs == 5)
+        #expect(try TraceLine.parse("3,1,2,3").get()?.timeMs == 3)
+    }
+}
+
+@Suite("EngineTunables")
+struct TunablesTests {
+    @Test("every key has a value, documentation and round-trips through set")
+    func keys() throws {
+        #expect(Set(EngineTunables.keys).count == EngineTunables.keys.count)
+        for key in EngineTunables.keys {
+            let v = try #require(EngineTunables.default.value(forKey: key))
+            let doc = try #require(EngineTunables.documentation(forKey: key))
+            #expect(doc.hasPrefix(key))
+            var t = EngineTunables.default
+            try t.set(key: key, value: String(v))
+            #expect(t == .default, "\(key)")
+        }
+    }
+
+    @Test("set changes the value")
+    func set() throws {
+        var t = EngineTunables.default
+        try t.set(key: "OrientationSettleMs", value: " 250 ")
+        #expect(t.orientationSettleMs == 250)
+        try t.set(key: "GravityFilterMs", value: "55.5")
+        #expect(t.gravityFilterMs == 55.5)
+        try t.set(key: "OrientationHysteresisDeg", value: "1.2e1")
+        #expect(t.orientationHysteresisDeg == 12)
+        #expect(t != .default)
+    }
+
+    @Test("unknown key")
+    func unknownKey() {
+        var t = EngineTunables.default
+        #expect(throws: TunableError.self) { try t.set(key: "SettleTime", value: "100") }
+        do {
+            try t.set(key: "SettleTime", value: "100")
+        } catch {
+            #expect(error.key == "SettleTime")
+            #expect(error.description.contains("SettleTime"))
+            #expect(error.description.contains("unknown key"))
+        }
+        #expect(t == .default)
+    }
+
+    @Test("bad values", arguments: [
+        ("OrientationSettleMs", ""), ("OrientationSettleMs", "abc"), ("OrientationSettleMs", "nan"),
+        ("OrientationSettleMs", "inf"), ("OrientationSettleMs", "-1"), ("OrientationSettleMs", "1,5"),
+        ("OrientationSettleMs", "100ms"), ("OrientationHysteresisDeg", "45"), ("OrientationHysteresisDeg", "90"),
+        ("MaxElevationDeg", "91"), ("TiltHysteresisDeg", "20"), ("StandardGravity", "0"),
+        ("GravityFilterMs", "1e999"), ("AccelerationToleranceG", "0"),
+    ])
+    func badValues(key: String, value: String) {
+        var t = EngineTunables.default
+        do {
+            try t.set(key: key, value: value)
+            Issue.record("\(key) = '\(value)' accepted")
+        } catch {
+            #expect(error.key == key)
+            #expect(error.value == value)
+            #expect(error.description.contains(key))
+            #expect(error.description.contains("'\(value)'"))
+        }
+        #expect(t == .default)
+    }
+}
