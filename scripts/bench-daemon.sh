@@ -35,11 +35,22 @@ bin_dir=$(swift build -c release -Xswiftc -static-stdlib "${scratch[@]}" --show-
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/orientationd-bench.XXXXXX")
 bus_pid=""
+measure_pid=""
 cleanup() {
-    local status=$? i
+    local status=$? i pid
     trap - EXIT INT TERM
-    # measure.py stops its own daemons; make sure none outlives a failure.
-    pkill -KILL -f "^$bin_dir/orientationd --address unix:path=$tmp/" 2>/dev/null || true
+    if [[ -n "$measure_pid" ]]; then
+        kill -TERM "$measure_pid" 2>/dev/null || true
+        wait "$measure_pid" 2>/dev/null || true
+    fi
+    # measure.py stops its own daemons; make sure none outlives a failure. It writes
+    # the PID of the daemon it last started to $tmp/daemon.pid.
+    if [[ -s "$tmp/daemon.pid" ]]; then
+        pid=$(<"$tmp/daemon.pid")
+        if [[ "$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" == "$bin_dir/orientationd "* ]]; then
+            kill -KILL "$pid" 2>/dev/null || true
+        fi
+    fi
     if [[ -n "$bus_pid" ]]; then
         kill -TERM "$bus_pid" 2>/dev/null || true
         for ((i = 0; i < 40; i++)); do kill -0 "$bus_pid" 2>/dev/null || break; sleep 0.05; done
@@ -92,7 +103,11 @@ TEXT
 echo "  linked: $(readelf -d "$bin_dir/orientationd" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')"
 echo
 
+# In the background and waited for, so that SIGTERM to this script acts at once.
 "$python" benchmarks/daemon/measure.py --address "$address" --daemon "$bin_dir/orientationd" \
     --starts "$starts" --idle-seconds "$idle" \
     --binary "$bin_dir/orientationd" --binary "$bin_dir/orientationctl" \
-    --json "$tmp/figures.json"
+    --json "$tmp/figures.json" --pid-file "$tmp/daemon.pid" </dev/null &
+measure_pid=$!
+wait "$measure_pid"
+measure_pid=""

@@ -41,9 +41,10 @@ def fail(message):
 
 
 class Bench:
-    def __init__(self, address, daemon):
+    def __init__(self, address, daemon, pid_file):
         dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
         self.daemon = daemon
+        self.pid_file = pid_file
         self.address = address
         self.bus = dbus.bus.BusConnection(address)
         self.loop = GLib.MainLoop()
@@ -87,6 +88,9 @@ class Bench:
         start = time.monotonic_ns()
         proc = subprocess.Popen([self.daemon, "--address", self.address, "--sensor", "simulated"],
                                 stdin=subprocess.DEVNULL)
+        if self.pid_file:  # so that the calling script can kill it if this helper dies
+            with open(self.pid_file, "w") as f:
+                f.write(f"{proc.pid}\n")
         if not self.run_until(lambda: self.owner_time is not None or proc.poll() is not None, 5):
             proc.kill()
             proc.wait(5)
@@ -136,11 +140,12 @@ def main():
     parser.add_argument("--idle-seconds", type=float, default=10.0)
     parser.add_argument("--binary", action="append", default=[], help="a binary whose size to report")
     parser.add_argument("--json", help="also write the figures as JSON to this file")
+    parser.add_argument("--pid-file", help="write the PID of each daemon started here to this file")
     args = parser.parse_args()
     if not 1 <= args.starts <= 200:
         fail("--starts must be between 1 and 200")
 
-    bench = Bench(args.address, args.daemon)
+    bench = Bench(args.address, args.daemon, args.pid_file)
     results = {}
 
     # (a) start -> name acquired
