@@ -80,15 +80,16 @@ public final class ObjectTree {
         let member = message.member ?? ""
         let interface = message.interface
         let bound = objects[path]
-        let children = childNames(of: path)
-        guard bound != nil || !children.isEmpty else { throw .unknownObject("No object at path \(path)") }
+        // Intermediate nodes exist only as parents of exported objects. Listing children
+        // walks every object, so it is done only for such nodes and for Introspect.
+        guard bound != nil || hasDescendants(path) else { throw .unknownObject("No object at path \(path)") }
 
         switch (interface, member) {
         case ("org.freedesktop.DBus.Introspectable", "Introspect"), (nil, "Introspect"):
             try expect(message, "")
             var descriptions = [InterfaceDescription.peer, .introspectable]
             if let bound { descriptions += [.properties] + bound.map(\.description) }
-            return .values([.string(Introspection.xml(interfaces: descriptions, children: children))])
+            return .values([.string(Introspection.xml(interfaces: descriptions, children: childNames(of: path)))])
         case ("org.freedesktop.DBus.Peer", "Ping"), (nil, "Ping"):
             try expect(message, "")
             return .empty
@@ -156,6 +157,11 @@ public final class ObjectTree {
         guard message.signature == signature else {
             throw .invalidArgs("\(message.interface ?? "").\(message.member ?? "") takes arguments of type '\(signature)', not '\(message.signature)'")
         }
+    }
+
+    private func hasDescendants(_ path: String) -> Bool {
+        let prefix = path == "/" ? "/" : path + "/"
+        return objects.keys.contains { $0.hasPrefix(prefix) && $0 != path }
     }
 
     /// The next path components below `path` among the exported objects.
