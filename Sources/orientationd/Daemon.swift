@@ -36,6 +36,7 @@ struct Daemon {
         }
 
         let sensor: SensorBackend?
+        var monitor: SensorMonitor?
         switch options.effectiveSensor {
         case .simulated:
             sensor = SimulatedSensor(loop: loop)
@@ -47,8 +48,13 @@ struct Daemon {
                 return 1
             }
         case .auto:
-            logger.warning("udev sensor discovery is not available yet: running without a sensor")
-            sensor = nil
+            if let found = SensorMonitor(loop: loop, logger: logger, settings: { _ in SensorSettings() }) {
+                monitor = found
+                sensor = found.start()
+            } else {
+                logger.warning("cannot use udev: running without a sensor")
+                sensor = nil
+            }
         }
 
         let service = OrientationService(connection: connection, sensor: sensor, tunables: .default, logger: logger)
@@ -70,12 +76,13 @@ struct Daemon {
             lostBus = true
             loop.quit(1)
         }
+        monitor?.onChange = { [weak service] sensor in service?.replaceSensor(sensor) }
         connection.attach(to: loop)
         logger.debug("serving \(BusNames.service) on the \(options.bus) as \(connection.uniqueName) with sensor \(sensor?.name ?? "none")")
 
         let code = loop.run()
         if !lostBus { connection.flush() }
-        withExtendedLifetime(service) {}
+        withExtendedLifetime((service, monitor)) {}
         return code
     }
 }

@@ -1,0 +1,250 @@
+import CLinux
+import Glibc
+import OrientationEngine
+import Posix
+
+/// Decoding of evdev accelerometer events into frames: ABS_X/Y/Z values accumulate,
+/// SYN_REPORT completes a frame. Pure, so it is testable without devices.
+public struct EvdevFrameAssembler: Sendable {
+    public static let evSyn: UInt16 = 0, evAbs: UInt16 = 3
+    public static let synReport: UInt16 = 0, synDropped: UInt16 = 3
+    public static let absX: UInt16 = 0, absY: UInt16 = 1, absZ: UInt16 = 2
+    /// The size of `struct input_event` on this machine (24 on 64-bit Linux).
+    public static let eventSize = MemoryLayout<input_event>.size
+
+    public var axes: [Int32]
+    /// After SYN_DROPPED, events up to the next SYN_REPORT are discarded.
+    public var dropping = false
+
+    public init(axes: [Int32] = [0, 0, 0]) { self.axes = axes }
+
+    public enum Output: Equatable, Sendable {
+        case frame([Int32])
+        case dropped
+    }
+
+    /// Feeds one event; returns a complete frame at SYN_REPORT.
+    public mutating func feed(type: UInt16, code: UInt16, value: Int32) -> Output? {
+        switch (type, code) {
+        case (Self.evSyn, Self.synDropped):
+            dropping = true
+            return .dropped
+        case (Self.evSyn, Self.synReport):
+            if dropping {
+                dropping = false
+                return nil
+            }
+            return .frame(axes)
+        case (Self.evAbs, Self.absX...Self.absZ):
+            if !dropping { axes[Int(code)] = value }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// Splits raw bytes read from an evdev node into (type, code, value) events; the
+    /// count of trailing bytes that do not make a whole event comes back too.
+    public static func events(in bytes: some RandomAccessCollection<UInt8>) -> (events: [(UInt16, UInt16, Int32)], leftover: Int) {
+        let array = Array(bytes)
+        let size = eventSize
+        var events: [(UInt16, UInt16, Int32)] = []
+        var offset = 0
+        while offset + size <= array.count {
+            let base = offset + size - 8
+            let type = UInt16(array[base]) | UInt16(array[base + 1]) << 8
+            let code = UInt16(array[base + 2]) | UInt16(array[base + 3]) << 8
+            let raw = UInt32(array[base + 4]) | UInt32(array[base + 5]) << 8 | UInt32(array[base + 6]) << 16 | UInt32(array[base + 7]) << 24
+            events.append((type, code, Int32(bitPattern: raw)))
+            offset += size
+        }
+        return (events, array.count - offset)
+    }
+}
+
+/// An evdev accelerometer (`/dev/input/eventN` with INPUT_PROP_ACCELEROMETER): axis
+/// resolution from EVIOCGABS (units per g), frames from EV_ABS … SYN_REPORT, read
+/// event-driven while started.
+public final class EvdevSensor: SensorBackend {
+    public let name: String
+    public let kind = SensorKind.input.rawValue
+    public let devnode: String
+    public let matrix: MountMatrix
+    /// m/s² per unit, per axis.
+    public let scale: [Double]
+
+    /// When the device reports no resolution, readings are taken as milli-g (the unit
+    /// of the lis3lv02d family and most input accelerometers).
+    public static let defaultUnitsPerG = 1000.0
+    static let standardGravity = 9.80665
+
+    private let environment: SensorEnvironment
+    private var node: FileDescriptor?
+    private var assembler = EvdevFrameAssembler()
+    private var handler: ((Sample) -> Void)?
+    private var latest: Sample?
+    private var problems = ProblemLog()
+    private var reportedFailure = false
+
+    public init(device: DeviceDescription, environment: SensorEnvironment) throws(SensorError) {
+        self.environment = environment
+        name = device.displayName
+        let logger = environment.logger
+        guard let devnode = device.devnode else { throw SensorError("\(device.displayName): no device node") }
+        self.devnode = devnode
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(devnode, [.readOnly, .nonBlocking])
+        } catch {
+            throw SensorError("\(device.displayName): cannot open \(devnode): \(error)")
+        }
+        var scale: [Double] = []
+        var initial: [Int32] = []
+        var warned = false
+        for axis in 0..<3 {
+            var info = input_absinfo()
+            let result = withUnsafeMutableBytes(of: &info) { raw in
+                Result { () throws(Errno) in try fd.ioctl(UInt(clinux_eviocgabs(UInt32(axis))), raw.baseAddress!) }
+            }
+            var unitsPerG = Self.defaultUnitsPerG
+            switch result {
+            case .success:
+                if info.resolution > 0 {
+                    unitsPerG = Double(info.resolution)
+                } else if !warned {
+                    logger.info("\(device.displayName): no axis resolution: taking readings as milli-g")
+                    warned = true
+                }
+                guard info.minimum < info.maximum || (info.minimum == 0 && info.maximum == 0) else {
+                    throw SensorError("\(device.displayName): axis \(axis) has range \(info.minimum)…\(info.maximum)")
+                }
+                initial.append(info.value)
+            case .failure(let error):
+                if !warned {
+                    logger.info("\(device.displayName): EVIOCGABS failed (\(error)): taking readings as milli-g")
+                    warned = true
+                }
+                initial.append(0)
+            }
+            scale.append(Self.standardGravity / unitsPerG)
+        }
+        self.scale = scale
+        assembler = EvdevFrameAssembler(axes: initial)
+        let (matrix, source) = MountMatrix.resolve(
+            override: environment.settings.mountMatrixOverride, property: device.properties["ACCEL_MOUNT_MATRIX"],
+            attribute: { _ in nil }, device: device.displayName, warn: { logger.warning($0) })
+        self.matrix = matrix
+        fd.close()
+        logger.debug("\(name): input, m/s² per unit \(scale), mount matrix \(matrix) (\(source))")
+    }
+
+    deinit {
+        if let node { environment.loop.remove(fd: node.rawValue) }
+    }
+
+    public func start(handler: @escaping (Sample) -> Void) throws(SensorError) {
+        self.handler = handler
+        guard node == nil else { return }
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(devnode, [.readOnly, .nonBlocking])
+            try environment.loop.add(fd: fd.rawValue, events: .readable) { [weak self] events in self?.readable(events) }
+        } catch {
+            vanished("cannot open \(devnode): \(error)")
+            throw SensorError("\(name): cannot open \(devnode): \(error)")
+        }
+        node = fd
+        // The current axis values, for a reading before Start returns.
+        var values: [Int32] = []
+        for axis in 0..<3 {
+            var info = input_absinfo()
+            let ok = withUnsafeMutableBytes(of: &info) { raw in
+                (try? fd.ioctl(UInt(clinux_eviocgabs(UInt32(axis))), raw.baseAddress!)) != nil
+            }
+            guard ok else { break }
+            values.append(info.value)
+        }
+        if values.count == 3 {
+            assembler.axes = values
+            latest = sample(values)
+        }
+        drain()
+    }
+
+    public func stop() {
+        handler = nil
+        if let node {
+            environment.loop.remove(fd: node.rawValue)
+            node.close()
+        }
+        node = nil
+    }
+
+    public func currentSample() -> Sample? { latest }
+
+    private func readable(_ events: IOEvents) {
+        if !drain(), events.contains(.hangup) || events.contains(.error) { vanished("\(devnode) hung up") }
+    }
+
+    @discardableResult
+    private func drain() -> Bool {
+        guard let node else { return false }
+        var chunk = [UInt8](repeating: 0, count: EvdevFrameAssembler.eventSize * 64)
+        var readSomething = false
+        while self.node != nil {
+            let result = chunk.withUnsafeMutableBytes { raw in Result { () throws(Errno) in try node.read(into: raw) } }
+            switch result {
+            case .success(0):
+                vanished("end of file on \(devnode)")
+                return readSomething
+            case .success(let count):
+                readSomething = true
+                let (events, leftover) = EvdevFrameAssembler.events(in: chunk[0..<count])
+                if leftover != 0 {
+                    problems.report("\(name): \(leftover) trailing bytes do not make an input event: dropped", logger: environment.logger)
+                }
+                for (type, code, value) in events {
+                    switch assembler.feed(type: type, code: code, value: value) {
+                    case .frame(let axes)?:
+                        if let sample = sample(axes) {
+                            latest = sample
+                            handler?(sample)
+                        }
+                    case .dropped?:
+                        environment.logger.debug("\(name): events dropped by the kernel (SYN_DROPPED): waiting for the next report")
+                    case nil:
+                        break
+                    }
+                }
+            case .failure(let error):
+                if error != .wouldBlock { vanished("read \(devnode): \(error)") }
+                return readSomething
+            }
+        }
+        return readSomething
+    }
+
+    private func sample(_ axes: [Int32]) -> Sample? {
+        let x = Double(axes[0]) * scale[0], y = Double(axes[1]) * scale[1], z = Double(axes[2]) * scale[2]
+        guard [x, y, z].allSatisfy({ abs($0) <= IIOCalibration.plausibleLimit }) else {
+            problems.report("\(name): reading \(axes) is out of range: dropped", logger: environment.logger)
+            return nil
+        }
+        problems.clear()
+        let oriented = matrix.apply(x: x, y: y, z: z)
+        return Sample(timeMs: MonotonicClock.milliseconds(), x: oriented.x, y: oriented.y, z: oriented.z)
+    }
+
+    private func vanished(_ why: String) {
+        if let node {
+            environment.loop.remove(fd: node.rawValue)
+            node.close()
+        }
+        node = nil
+        guard !reportedFailure else { return }
+        reportedFailure = true
+        environment.logger.warning("\(name): device vanished (\(why))")
+        let failed = environment.failed
+        environment.loop.post { failed("device vanished") }
+    }
+}

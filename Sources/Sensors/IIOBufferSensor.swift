@@ -1,0 +1,277 @@
+import CLinux
+import Glibc
+import OrientationEngine
+import Posix
+
+/// An IIO accelerometer read through its buffer: `/dev/iio:deviceN` delivers frames of
+/// the enabled scan elements, event-driven on the loop. The buffer is enabled only
+/// while started.
+public final class IIOBufferSensor: SensorBackend {
+    public let name: String
+    public let kind = SensorKind.iioBuffer.rawValue
+    public let syspath: String
+    public let devnode: String
+    public let layout: IIOFrameLayout
+    public let matrix: MountMatrix
+    public let calibration: IIOCalibration
+
+    private let environment: SensorEnvironment
+    private let hasRawAttributes: Bool
+    private var node: FileDescriptor?
+    private var handler: ((Sample) -> Void)?
+    private var latest: Sample?
+    private var silenceTimer: Posix.Timer?
+    private var problems = ProblemLog()
+    private var reportedFailure = false
+    private var usableSinceStart = false
+
+    static let axisChannels = ["in_accel_x", "in_accel_y", "in_accel_z"]
+    static let timestampChannel = "in_timestamp"
+    static let bufferLength = "16"
+
+    /// Sets the buffer up (channels, trigger, length; left disabled). Throws with the
+    /// reason when the device cannot be read this way; discovery then polls it.
+    public init(device: DeviceDescription, environment: SensorEnvironment) throws(SensorError) {
+        self.environment = environment
+        syspath = device.syspath
+        name = device.displayName
+        let path = device.syspath
+        let label = device.displayName
+        let logger = environment.logger
+        let attribute: (String) -> String? = { SysfsFile.read(path + "/" + $0) }
+        guard let devnode = device.devnode else { throw SensorError("\(label): no device node for the buffer") }
+        self.devnode = devnode
+        switch IIOCalibration.read(attribute) {
+        case .success(let value): calibration = value
+        case .failure(let error): throw SensorError("\(label): \(error.message)")
+        }
+        guard SysfsFile.exists(path + "/buffer/enable") else { throw SensorError("\(label): no buffer/enable attribute") }
+        // Disabled while configuring (a previous user may have left it on).
+        _ = SysfsFile.write(path + "/buffer/enable", "0")
+
+        // Channels: x, y, z required, the timestamp if it parses, everything else off.
+        let scan = path + "/scan_elements"
+        var channels: [IIOChannel] = []
+        for channel in Self.axisChannels {
+            guard let indexText = attribute("scan_elements/\(channel)_index") else {
+                throw SensorError("\(label): scan_elements/\(channel)_index is missing")
+            }
+            guard let index = SysfsNumber.parseInt(indexText), index >= 0, index < 4096 else {
+                throw SensorError("\(label): scan_elements/\(channel)_index \"\(printable(indexText))\" is not an index")
+            }
+            guard let typeText = attribute("scan_elements/\(channel)_type") else {
+                throw SensorError("\(label): scan_elements/\(channel)_type is missing")
+            }
+            guard let type = IIOScanType.parse(typeText) else {
+                throw SensorError("\(label): scan_elements/\(channel)_type \"\(printable(typeText))\" is not a scan type")
+            }
+            channels.append(IIOChannel(name: channel, index: Int(index), type: type))
+        }
+        guard Set(channels.map(\.index)).count == channels.count else {
+            throw SensorError("\(label): two accelerometer channels share a scan index")
+        }
+        var useTimestamp = false
+        if let indexText = attribute("scan_elements/\(Self.timestampChannel)_index"),
+           let typeText = attribute("scan_elements/\(Self.timestampChannel)_type") {
+            if let index = SysfsNumber.parseInt(indexText), index >= 0, index < 4096,
+               let type = IIOScanType.parse(typeText), !channels.contains(where: { $0.index == Int(index) }) {
+                channels.append(IIOChannel(name: Self.timestampChannel, index: Int(index), type: type))
+                useTimestamp = true
+            } else {
+                logger.warning("\(label): unusable timestamp channel (index \"\(printable(indexText))\", type \"\(printable(typeText))\"): left disabled")
+            }
+        }
+        let wanted = Set(Self.axisChannels + (useTimestamp ? [Self.timestampChannel] : []))
+        for entry in SysfsFile.list(scan) where entry.hasSuffix("_en") {
+            let channel = String(entry.dropLast(3))
+            let value = wanted.contains(channel) ? "1" : "0"
+            if case .failure(let error) = SysfsFile.write(scan + "/" + entry, value), wanted.contains(channel) {
+                throw SensorError("\(label): cannot enable scan_elements/\(entry): \(error)")
+            }
+        }
+        for channel in wanted where !SysfsFile.exists(scan + "/\(channel)_en") {
+            throw SensorError("\(label): scan_elements/\(channel)_en is missing")
+        }
+        guard let layout = IIOFrameLayout(channels: channels) else { throw SensorError("\(label): no channels") }
+        self.layout = layout
+
+        // The device's own trigger, when it has one; buffers without triggers work too.
+        if SysfsFile.exists(path + "/trigger/current_trigger") {
+            let current = attribute("trigger/current_trigger") ?? ""
+            if current.isEmpty {
+                let wantedTrigger = "\(device.attributes["name"] ?? "")-dev\(device.sysname.drop { !$0.isNumber })"
+                let triggers = "/sys/bus/iio/devices"
+                let found = SysfsFile.list(triggers).first { $0.hasPrefix("trigger") && SysfsFile.read(triggers + "/" + $0 + "/name") == wantedTrigger }
+                if found != nil {
+                    if case .failure(let error) = SysfsFile.write(path + "/trigger/current_trigger", wantedTrigger) {
+                        logger.warning("\(label): cannot select trigger \(wantedTrigger): \(error)")
+                    }
+                } else {
+                    logger.debug("\(label): no trigger named \(wantedTrigger): using the buffer without one")
+                }
+            }
+        }
+        if SysfsFile.exists(path + "/buffer/length"), case .failure(let error) = SysfsFile.write(path + "/buffer/length", Self.bufferLength) {
+            logger.debug("\(label): cannot set buffer/length: \(error)")
+        }
+        if SysfsFile.exists(path + "/sampling_frequency") {
+            let value = SamplingFrequency.choose(available: attribute("sampling_frequency_available")
+                ?? attribute("in_accel_sampling_frequency_available"))
+            _ = SysfsFile.write(path + "/sampling_frequency", value)
+        }
+        hasRawAttributes = IIOCalibration.axes.allSatisfy { SysfsFile.exists(path + "/in_accel_\($0)_raw") }
+        let (matrix, source) = MountMatrix.resolve(
+            override: environment.settings.mountMatrixOverride, property: device.properties["ACCEL_MOUNT_MATRIX"],
+            attribute: attribute, device: label, warn: { logger.warning($0) })
+        self.matrix = matrix
+        logger.debug("\(name): iio-buffer, \(layout.frameBytes)-byte frames, scale \(calibration.scale), offset \(calibration.offset), mount matrix \(matrix) (\(source))")
+    }
+
+    deinit {
+        if node != nil { disable() }
+    }
+
+    public func start(handler: @escaping (Sample) -> Void) throws(SensorError) {
+        self.handler = handler
+        guard node == nil else { return }
+        usableSinceStart = false
+        // A synchronous first reading for Start, from the raw attributes while the
+        // buffer is still off.
+        if hasRawAttributes { latest = readRaw() }
+        if case .failure(let error) = SysfsFile.write(syspath + "/buffer/enable", "1") {
+            brokenBuffer("cannot enable the buffer: \(error)")
+            throw SensorError("\(name): cannot enable the buffer: \(error)")
+        }
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(devnode, [.readOnly, .nonBlocking])
+            try environment.loop.add(fd: fd.rawValue, events: .readable) { [weak self] events in self?.readable(events) }
+        } catch {
+            _ = SysfsFile.write(syspath + "/buffer/enable", "0")
+            brokenBuffer("cannot read \(devnode): \(error)")
+            throw SensorError("\(name): cannot read \(devnode): \(error)")
+        }
+        node = fd
+        if latest == nil {
+            // No attributes to read: wait briefly for the first frame.
+            var pfd = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
+            if poll(&pfd, 1, 200) == 1 { drain() }
+        }
+        do {
+            if silenceTimer == nil {
+                silenceTimer = try Posix.Timer(loop: environment.loop) { [weak self] in self?.silent() }
+            }
+            silenceTimer?.arm(afterMs: Int64(max(environment.settings.bufferSilenceMs, 1)))
+        } catch {
+            environment.logger.debug("\(name): no silence timer: \(error)")
+        }
+    }
+
+    public func stop() {
+        handler = nil
+        disable()
+    }
+
+    public func currentSample() -> Sample? { latest }
+
+    private func disable() {
+        silenceTimer?.disarm()
+        if let node {
+            environment.loop.remove(fd: node.rawValue)
+            node.close()
+        }
+        node = nil
+        _ = SysfsFile.write(syspath + "/buffer/enable", "0")
+    }
+
+    private func readable(_ events: IOEvents) {
+        if !drain(), events.contains(.hangup) || events.contains(.error) {
+            vanished("\(devnode) hung up")
+        }
+    }
+
+    /// Reads every pending frame; false when nothing could be read.
+    @discardableResult
+    private func drain() -> Bool {
+        guard let node else { return false }
+        let frameBytes = layout.frameBytes
+        var chunk = [UInt8](repeating: 0, count: frameBytes * 32)
+        var readSomething = false
+        while true {
+            let result = chunk.withUnsafeMutableBytes { raw in Result { () throws(Errno) in try node.read(into: raw) } }
+            switch result {
+            case .success(0):
+                vanished("end of file on \(devnode)")
+                return readSomething
+            case .success(let count):
+                readSomething = true
+                var offset = 0
+                while offset + frameBytes <= count {
+                    frame(chunk[offset..<offset + frameBytes])
+                    offset += frameBytes
+                }
+                if offset < count {
+                    problems.report("\(name): truncated frame (\(count - offset) of \(frameBytes) bytes): dropped", logger: environment.logger)
+                }
+            case .failure(let error):
+                if error != .wouldBlock { vanished("read \(devnode): \(error)") }
+                return readSomething
+            }
+            if self.node == nil { return readSomething }
+        }
+    }
+
+    private func frame(_ bytes: ArraySlice<UInt8>) {
+        var raw: [Double] = []
+        for channel in Self.axisChannels {
+            guard let value = layout.value(of: channel, in: bytes) else { return }
+            raw.append(Double(value))
+        }
+        guard let (x, y, z) = calibration.convert(raw) else {
+            problems.report("\(name): frame \(raw.map { SysfsNumber.format($0) }) is out of range: dropped", logger: environment.logger)
+            return
+        }
+        problems.clear()
+        if !usableSinceStart {
+            usableSinceStart = true
+            silenceTimer?.disarm()
+        }
+        let oriented = matrix.apply(x: x, y: y, z: z)
+        let sample = Sample(timeMs: MonotonicClock.milliseconds(), x: oriented.x, y: oriented.y, z: oriented.z)
+        latest = sample
+        handler?(sample)
+    }
+
+    private func readRaw() -> Sample? {
+        var raw: [Double] = []
+        for axis in IIOCalibration.axes {
+            guard let text = SysfsFile.read(syspath + "/in_accel_\(axis)_raw"), let value = SysfsNumber.parseDouble(text) else { return nil }
+            raw.append(value)
+        }
+        guard let (x, y, z) = calibration.convert(raw) else { return nil }
+        let oriented = matrix.apply(x: x, y: y, z: z)
+        return Sample(timeMs: MonotonicClock.milliseconds(), x: oriented.x, y: oriented.y, z: oriented.z)
+    }
+
+    private func silent() {
+        guard node != nil, !usableSinceStart else { return }
+        brokenBuffer("no usable frame within \(environment.settings.bufferSilenceMs) ms of enabling the buffer")
+    }
+
+    private func brokenBuffer(_ why: String) {
+        guard !reportedFailure else { return }
+        reportedFailure = true
+        environment.logger.warning("\(name): \(why): falling back to polling")
+        let failed = environment.failed
+        environment.loop.post { failed("buffer unusable") }
+    }
+
+    private func vanished(_ why: String) {
+        disable()
+        guard !reportedFailure else { return }
+        reportedFailure = true
+        environment.logger.warning("\(name): device vanished (\(why))")
+        let failed = environment.failed
+        environment.loop.post { failed("device vanished") }
+    }
+}

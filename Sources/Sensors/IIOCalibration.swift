@@ -1,0 +1,61 @@
+/// How raw IIO accelerometer readings become m/s²: value = (raw + offset) × scale, per axis.
+public struct IIOCalibration: Sendable, Equatable {
+    public var scale: [Double]
+    public var offset: [Double]
+
+    public static let axes = ["x", "y", "z"]
+    /// Readings beyond this magnitude (about 100 g) are not gravity: dropped.
+    public static let plausibleLimit = 1000.0
+
+    public init(scale: [Double], offset: [Double]) {
+        self.scale = scale
+        self.offset = offset
+    }
+
+    /// Reads `in_accel_{x,y,z}_scale` or `in_accel_scale`, and the same for offsets,
+    /// through `attribute` (nil = absent). Scale absent = 1, offset absent = 0. A
+    /// malformed, zero or negative scale, or a malformed offset, is an error naming
+    /// the attribute.
+    public static func read(_ attribute: (String) -> String?) -> Result<IIOCalibration, SensorError> {
+        var scale: [Double] = []
+        var offset: [Double] = []
+        for axis in axes {
+            switch value(attribute, ["in_accel_\(axis)_scale", "in_accel_scale"], absent: 1) {
+            case .failure(let error): return .failure(error)
+            case .success(let (value, name)):
+                guard value > 0 else {
+                    return .failure(SensorError("\(name) is \(SysfsNumber.format(value)): a scale must be positive"))
+                }
+                scale.append(value)
+            }
+            switch value(attribute, ["in_accel_\(axis)_offset", "in_accel_offset"], absent: 0) {
+            case .failure(let error): return .failure(error)
+            case .success(let (value, _)): offset.append(value)
+            }
+        }
+        return .success(IIOCalibration(scale: scale, offset: offset))
+    }
+
+    private static func value(_ attribute: (String) -> String?, _ names: [String], absent: Double) -> Result<(Double, String), SensorError> {
+        for name in names {
+            guard let text = attribute(name) else { continue }
+            guard let value = SysfsNumber.parseDouble(text) else {
+                return .failure(SensorError("\(name) \"\(printable(text))\" is not a number"))
+            }
+            return .success((value, name))
+        }
+        return .success((absent, "default"))
+    }
+
+    /// Converts raw readings to m/s²; nil when the result is not plausible.
+    public func convert(_ raw: [Double]) -> (Double, Double, Double)? {
+        guard raw.count == 3 else { return nil }
+        var out: [Double] = []
+        for i in 0..<3 {
+            let value = (raw[i] + offset[i]) * scale[i]
+            guard value.isFinite, abs(value) <= Self.plausibleLimit else { return nil }
+            out.append(value)
+        }
+        return (out[0], out[1], out[2])
+    }
+}

@@ -1,0 +1,228 @@
+import Glibc
+import Posix
+import Udev
+
+/// The kinds of real accelerometer backends, in order of preference.
+public enum SensorKind: String, Sendable, CaseIterable, Comparable {
+    case iioBuffer = "iio-buffer"
+    case iioPoll = "iio-poll"
+    case input = "input"
+
+    /// The word of `ORIENTATIOND_TYPE` / `IIO_SENSOR_PROXY_TYPE` naming this kind.
+    public var typeWord: String {
+        switch self {
+        case .iioBuffer: "iio-buffer-accel"
+        case .iioPoll: "iio-poll-accel"
+        case .input: "input-accel"
+        }
+    }
+
+    var rank: Int { SensorKind.allCases.firstIndex(of: self) ?? 0 }
+    public static func < (a: SensorKind, b: SensorKind) -> Bool { a.rank < b.rank }
+}
+
+/// What discovery knows about a device, independent of libudev (so that the
+/// classification is a pure function and testable without devices).
+public struct DeviceDescription: Sendable, Equatable {
+    public var syspath: String
+    public var sysname: String
+    public var subsystem: String
+    public var devnode: String?
+    public var properties: [String: String]
+    /// Attribute names that exist (relative to the syspath), of those discovery asks
+    /// about, with their contents for small ones (name, label, ...).
+    public var attributes: [String: String]
+    /// Attributes of the parent input device (`properties`, `name`) for evdev nodes.
+    public var parentAttributes: [String: String]
+
+    public init(syspath: String, sysname: String, subsystem: String, devnode: String?,
+                properties: [String: String], attributes: [String: String], parentAttributes: [String: String] = [:]) {
+        self.syspath = syspath
+        self.sysname = sysname
+        self.subsystem = subsystem
+        self.devnode = devnode
+        self.properties = properties
+        self.attributes = attributes
+        self.parentAttributes = parentAttributes
+    }
+
+    /// The human-readable name: the IIO `name` attribute or the input device's name,
+    /// with the kernel name ("accel_3d (iio:device0)").
+    public var displayName: String {
+        let base = attributes["name"] ?? parentAttributes["name"] ?? properties["NAME"].map { $0.trimmingQuotes() }
+        guard let base, !base.isEmpty else { return sysname }
+        return "\(printable(base, limit: 64)) (\(sysname))"
+    }
+
+    /// The short name configuration sections match ("accel_3d").
+    public var shortName: String {
+        attributes["name"] ?? parentAttributes["name"] ?? properties["NAME"].map { $0.trimmingQuotes() } ?? sysname
+    }
+
+    public var modalias: String? { properties["MODALIAS"] ?? attributes["modalias"] }
+}
+
+extension String {
+    func trimmingQuotes() -> String {
+        var text = Substring(self)
+        if text.hasPrefix("\""), text.hasSuffix("\""), text.count >= 2 { text = text.dropFirst().dropLast() }
+        return String(text)
+    }
+}
+
+/// The outcome of classifying one device.
+public enum Classification: Sendable, Equatable {
+    /// A display accelerometer usable by these kinds, best first.
+    case candidate([SensorKind])
+    /// An accelerometer deliberately not used (why, for the log).
+    case skipped(String)
+    /// Not an accelerometer.
+    case none
+}
+
+/// Decides which devices are display accelerometers and how they can be read.
+public enum SensorClassifier {
+    /// The attributes and parent attributes discovery reads.
+    public static let probedAttributes = [
+        "name", "label", "in_accel_x_raw", "in_accel_y_raw", "in_accel_z_raw",
+        "scan_elements/in_accel_x_en", "scan_elements/in_accel_y_en", "scan_elements/in_accel_z_en",
+        "modalias",
+    ]
+
+    public static func classify(_ device: DeviceDescription) -> Classification {
+        var kinds: Set<SensorKind> = []
+        let typed = ["ORIENTATIOND_TYPE", "IIO_SENSOR_PROXY_TYPE"].compactMap { device.properties[$0] }
+        if !typed.isEmpty {
+            for text in typed {
+                for word in text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," }) {
+                    if let kind = SensorKind.allCases.first(where: { $0.typeWord == word }) { kinds.insert(kind) }
+                }
+            }
+        } else if device.subsystem == "iio" {
+            if ["x", "y", "z"].allSatisfy({ device.attributes["scan_elements/in_accel_\($0)_en"] != nil }) { kinds.insert(.iioBuffer) }
+            if ["x", "y", "z"].allSatisfy({ device.attributes["in_accel_\($0)_raw"] != nil }) { kinds.insert(.iioPoll) }
+        } else if device.subsystem == "input" {
+            if device.properties["ID_INPUT_ACCELEROMETER"] == "1" { kinds.insert(.input) }
+            // INPUT_PROP_ACCELEROMETER is bit 6 of the parent's `properties` bitmap.
+            if let bitmap = device.parentAttributes["properties"], let last = bitmap.split(separator: " ").last,
+               let word = UInt64(last, radix: 16), word & (1 << 6) != 0 { kinds.insert(.input) }
+        }
+        // The input kind only works through an evdev node; IIO kinds belong to IIO devices.
+        if device.subsystem == "input" {
+            kinds = kinds.filter { $0 == .input }
+            if !(device.devnode?.hasPrefix("/dev/input/event") ?? false) { kinds.remove(.input) }
+        } else {
+            kinds.remove(.input)
+        }
+        guard !kinds.isEmpty else { return .none }
+        if device.properties["ACCEL_LOCATION"] == "base" { return .skipped("located in the base (ACCEL_LOCATION=base)") }
+        if device.attributes["label"] == "accel-base" { return .skipped("located in the base (label accel-base)") }
+        return .candidate(kinds.sorted())
+    }
+}
+
+/// A device chosen for a sensor kind.
+public struct SensorCandidate: Sendable, Equatable {
+    public var device: DeviceDescription
+    public var kind: SensorKind
+    public init(device: DeviceDescription, kind: SensorKind) {
+        self.device = device
+        self.kind = kind
+    }
+    /// Identity of the choice: same device, same kind.
+    public var key: String { device.syspath + "#" + kind.rawValue }
+}
+
+/// Builds device descriptions from libudev.
+public enum UdevDiscovery {
+    public static let subsystems = ["iio", "input"]
+
+    public static func describe(_ device: UdevDevice) -> DeviceDescription {
+        let syspath = device.syspath
+        var attributes: [String: String] = [:]
+        for name in SensorClassifier.probedAttributes {
+            if let text = SysfsFile.read(syspath + "/" + name) { attributes[name] = text }
+        }
+        var parentAttributes: [String: String] = [:]
+        if device.subsystem == "input", let parent = device.parent, parent.subsystem == "input" {
+            for name in ["name", "properties"] {
+                if let text = SysfsFile.read(parent.syspath + "/" + name) { parentAttributes[name] = text }
+            }
+        }
+        return DeviceDescription(syspath: syspath, sysname: device.sysname, subsystem: device.subsystem ?? "",
+                                 devnode: device.devnode, properties: device.properties, attributes: attributes,
+                                 parentAttributes: parentAttributes)
+    }
+
+    /// Every usable candidate now present, best first; skipped devices are logged.
+    public static func candidates(context: UdevContext, logger: Logger) -> [SensorCandidate] {
+        var result: [SensorCandidate] = []
+        for subsystem in subsystems {
+            for device in context.devices(subsystem: subsystem) {
+                let description = describe(device)
+                switch SensorClassifier.classify(description) {
+                case .candidate(let kinds):
+                    result += kinds.map { SensorCandidate(device: description, kind: $0) }
+                case .skipped(let reason):
+                    logger.info("\(description.displayName): skipped: \(reason)")
+                case .none:
+                    break
+                }
+            }
+        }
+        return rank(result)
+    }
+
+    /// Orders candidates by kind preference, then by syspath (stable, deterministic).
+    public static func rank(_ candidates: [SensorCandidate]) -> [SensorCandidate] {
+        candidates.sorted { a, b in
+            a.kind != b.kind ? a.kind < b.kind : a.device.syspath < b.device.syspath
+        }
+    }
+}
+
+/// Reads of sysfs attribute files, straight from the file each time (never libudev's
+/// per-device cache), bounded to a page, trailing newline removed.
+public enum SysfsFile {
+    public static func read(_ path: String) -> String? {
+        switch readResult(path) {
+        case .success(let text): text
+        case .failure: nil
+        }
+    }
+
+    public static func readResult(_ path: String) -> Result<String, Errno> {
+        do {
+            var text = try FileSystem.readText(path, limit: 4096)
+            while let last = text.last, last == "\n" || last == "\0" { text.removeLast() }
+            return .success(text)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    public static func write(_ path: String, _ text: String) -> Result<Void, Errno> {
+        do {
+            try FileSystem.writeText(path, text)
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    public static func exists(_ path: String) -> Bool { FileSystem.exists(path) }
+
+    /// The names in a directory (without "." and ".."); empty when unreadable.
+    public static func list(_ directory: String) -> [String] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+}
