@@ -12,7 +12,7 @@ enum ReplayCommand {
     static var help: String {
         var s = """
             NAME
-                orientationctl replay - run the orientation engine over an accelerometer trace
+                orientationctl replay - run the orientation engine over a sensor trace
 
             SYNOPSIS
                 orientationctl replay [--config PATH] [--explain] TRACE.csv
@@ -20,49 +20,52 @@ enum ReplayCommand {
                 orientationctl replay --help
 
             DESCRIPTION
-                Feeds every sample of TRACE.csv, in order, to the same OrientationEngine the
-                daemon uses (started fresh, as when the first client connects) and prints one
-                line each time the orientation or the tilt changes. With '-' the trace is read
-                from standard input.
+                Feeds every sample of TRACE.csv, in order, to the same OrientationEngine
+                the daemon uses (started fresh, as when the first client connects) and
+                prints one line each time the orientation or the tilt changes. With '-'
+                the trace is read from standard input.
 
-                Use it to compare and tune engines, and attach a trace and its replay to bug
-                reports. The output is exactly the engine contract of the orientation traces
-                (shared/orientation-traces/README.md), so it can be scored directly:
+                Use it to compare and tune engines, and attach a trace and its replay
+                (with --explain) to bug reports. The output is exactly the engine
+                contract of the orientation traces (shared/orientation-traces/README.md),
+                so it can be scored directly:
 
                     score.py --traces DIR -- orientationctl replay
 
             INPUT
                 One sample per line: t_ms,x,y,z
                   t_ms   integer milliseconds, strictly increasing
-                  x,y,z  proper acceleration in m/s^2 in the Linux IIO frame, after scale and
-                         mount matrix (a device upright at rest reads 0,-9.81,0)
-                Numbers use '.' as the decimal point whatever the locale. Blank lines and lines
-                starting with '#' are ignored. A malformed line, a non-finite value or a
-                timestamp that does not increase is reported on standard error with its line
-                number and skipped.
+                  x,y,z  proper acceleration in m/s^2 in the Linux IIO frame, after
+                         scale and mount matrix (upright at rest reads 0,-9.81,0)
+                Numbers use '.' as the decimal point whatever the locale. Blank lines
+                and lines starting with '#' are ignored. A malformed line, a non-finite
+                value or a timestamp that does not increase is reported on standard
+                error with its line number and skipped.
 
             OUTPUT
                 One line per change of state, on standard output:
                     t_ms,orientation,tilt
                 where t_ms is the timestamp of the sample that decided the change,
-                orientation is normal, left-up, bottom-up, right-up or undefined, and tilt is
-                vertical, tilted-up, tilted-down, face-up, face-down or undefined. The first
-                sample of the trace is decided at once.
+                orientation is normal, left-up, bottom-up, right-up or undefined, and
+                tilt is vertical, tilted-up, tilted-down, face-up, face-down or
+                undefined. The first sample of the trace is decided at once.
 
             OPTIONS
                 --config PATH
                     Read engine tunables from PATH, an INI-style file (the daemon's
-                    configuration file). In section [Engine], each 'Key = value' line sets one
-                    tunable; other sections are ignored. Lines starting with '#' or ';' and
-                    blank lines are comments. An unknown key, a bad value or a malformed line
-                    is an error naming the line.
+                    configuration file). In section [Engine], each 'Key = value'
+                    line sets one tunable; other sections are ignored. Lines
+                    starting with '#' or ';' and blank lines are comments. An
+                    unknown key, a bad value or a malformed line is an error naming
+                    the line.
                 --explain
-                    After each output line, print a line starting with '# ' on standard output
-                    that explains the decision: the sample, its magnitude in g and its weight
-                    in the gravity filter, the gravity estimate, the roll angle phi and the
-                    elevation of the screen normal, how far phi is from the centre of the
-                    current orientation, and any pending candidate with its settle time.
-                    Scorers ignore lines starting with '#'.
+                    After each output line, print a line starting with '# ' on
+                    standard output that explains the decision: the sample, its
+                    magnitude in g and its weight in the gravity filter, the gravity
+                    estimate, the roll angle phi and the elevation of the screen
+                    normal, how far phi was from the centre of the previous
+                    orientation, shock and flat holds, and how long the new state
+                    had settled. Scorers ignore lines starting with '#'.
                 -h, --help
                     Print this help and exit.
 
@@ -70,8 +73,13 @@ enum ReplayCommand {
 
             """
         for key in EngineTunables.keys {
-            if let doc = EngineTunables.documentation(forKey: key) {
-                s += "    " + doc + "\n"
+            guard let doc = EngineTunables.documentation(forKey: key) else { continue }
+            // "Key (unit, range, default): summary" -> key line, then the wrapped summary.
+            if let split = doc.firstRange(of: "): ") {
+                s += "    " + doc[..<split.lowerBound] + ")\n"
+                s += wrap(String(doc[split.upperBound...]), indent: 8, width: 80)
+            } else {
+                s += wrap(doc, indent: 4, width: 80)
             }
         }
         s += """
@@ -85,7 +93,7 @@ enum ReplayCommand {
             EXAMPLES
                 orientationctl replay trace.csv
                 orientationctl replay --explain --config /etc/orientationd.conf trace.csv
-                sensor-dump | orientationctl replay -
+                grep -v '^#' trace.csv | orientationctl replay -
 
             """
         return s
@@ -133,8 +141,8 @@ enum ReplayCommand {
         if let configPath {
             switch loadConfig(path: configPath, into: &tunables) {
             case .success: break
-            case .failure(let message):
-                writeAll(2, "orientationctl replay: \(message)\n")
+            case .failure(let error):
+                writeAll(2, "orientationctl replay: \(error.message)\n")
                 return 1
             }
         }
@@ -236,6 +244,22 @@ enum ReplayCommand {
     struct ConfigError: Error {
         var message: String
         init(_ message: String) { self.message = message }
+    }
+
+    /// Word-wrap `text` at `width` columns with `indent` spaces before every line.
+    static func wrap(_ text: String, indent: Int, width: Int) -> String {
+        let pad = String(repeating: " ", count: indent)
+        var out = ""
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty && indent + line.count + 1 + word.count > width {
+                out += pad + line + "\n"
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        if !line.isEmpty { out += pad + line + "\n" }
+        return out
     }
 
     // MARK: - I/O helpers

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Change the posture of dev traces: tilt the screen by DELTA degrees about the horizontal
+axis in the screen plane (positive: screen toward the sky), keeping the roll angle phi.
+
+    posture.py --traces DIR --out OUTDIR --delta DEG
+
+Only traces that never lie flat are transformed (steady, rotate_*, tremor, walking, shakes,
+boundary), and only those whose elevation stays below about 62 degrees afterwards. The orientation truth stays valid; the tilt truth does not (ignore tilt metrics).
+The rotation axis follows a centred 200 ms average of the in-plane gravity direction.
+"""
+import json, math, os, sys
+
+SCEN = ("steady", "rotate_slow", "rotate_fast", "tremor", "walking", "shakes", "boundary")
+
+
+def main():
+    a = sys.argv[1:]
+    opt = dict(zip(a[::2], a[1::2]))
+    # Rotating the reading by -delta about k = z x p raises the screen normal by delta.
+    src, out, delta = opt["--traces"], opt["--out"], -math.radians(float(opt["--delta"]))
+    os.makedirs(out, exist_ok=True)
+    for fn in sorted(os.listdir(src)):
+        if not fn.endswith(".truth.json"):
+            continue
+        name = fn[:-11]
+        truth = json.load(open(os.path.join(src, fn)))
+        if truth.get("scenario") not in SCEN:
+            continue
+        rows = [list(map(float, l.split(","))) for l in open(os.path.join(src, name + ".csv"))
+                if l.strip() and not l.startswith("#")]
+        n = len(rows)
+        # centred moving average of (x, y) over +-100 ms
+        j0 = j1 = 0
+        sx = sy = 0.0
+        res = []
+        for i, r in enumerate(rows):
+            while j1 < n and rows[j1][0] <= r[0] + 100:
+                sx += rows[j1][1]; sy += rows[j1][2]; j1 += 1
+            while rows[j0][0] < r[0] - 100:
+                sx -= rows[j0][1]; sy -= rows[j0][2]; j0 += 1
+            pm = math.hypot(sx, sy) or 1.0
+            px, py = sx / pm, sy / pm          # in-plane "down" direction of gravity reading
+            # axis k = z x p (horizontal, in the screen plane); rotating the reading about k
+            kx, ky, kz = -py, px, 0.0
+            v = r[1:]
+            c, s = math.cos(delta), math.sin(delta)
+            dot = kx * v[0] + ky * v[1]
+            cx, cy, cz = ky * v[2] - kz * v[1], kz * v[0] - kx * v[2], kx * v[1] - ky * v[0]
+            w = [v[0] * c + cx * s + kx * dot * (1 - c),
+                 v[1] * c + cy * s + ky * dot * (1 - c),
+                 v[2] * c + cz * s + kz * dot * (1 - c)]
+            res.append((r[0], *w))
+        # Skip traces that would come near flat: their orientation truth would not hold.
+        els = sorted(abs(math.degrees(math.atan2(z, math.hypot(x, y)))) for _, x, y, z in res)
+        if els[int(0.98 * (len(els) - 1))] > 62:
+            continue
+        with open(os.path.join(out, name + ".csv"), "w") as fh:
+            for t, x, y, z in res:
+                fh.write("%d,%.2f,%.2f,%.2f\n" % (t, x, y, z))
+        json.dump(truth, open(os.path.join(out, name + ".truth.json"), "w"))
+
+
+if __name__ == "__main__":
+    main()
