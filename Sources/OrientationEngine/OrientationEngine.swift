@@ -165,7 +165,7 @@ public struct OrientationEngine: Sendable {
         } else {
             sinceShockMs += credit
         }
-        let calm = sinceShockMs >= shockHoldMs
+        let calm = sinceShockMs >= shockHoldMs && !estimateTooWeak
         let a = angles()
 
         // Orientation.
@@ -243,6 +243,12 @@ public struct OrientationEngine: Sendable {
         let elevation = EngineMath.atan2Degrees(gz, horizontal)
         let phi = EngineMath.atan2Degrees(-gx, -gy)
         return (phi, elevation, !(abs(elevation) < maxElevationDeg) || horizontal == 0)
+    }
+
+    /// Whether the gravity estimate is too short to trust (after a long free fall, the
+    /// filter has been pulled toward zero): then nothing changes.
+    private var estimateTooWeak: Bool {
+        (gx * gx + gy * gy + gz * gz) * invGravity * invGravity < 0.25
     }
 
     /// Centre of an orientation's sector: φ in degrees.
