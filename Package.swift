@@ -24,6 +24,8 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CLinux"),
+        // Test-only: umockdev's testbed (fake sysfs, /dev nodes and uevents).
+        .systemLibrary(name: "CUmockdev", pkgConfig: "umockdev-1.0", providers: [.apt(["libumockdev-dev"])]),
 
         .target(name: "Posix", dependencies: ["CLinux"], swiftSettings: strict),
         .target(name: "DBus", dependencies: ["CDBus", "Posix"], swiftSettings: strict),
@@ -45,7 +47,8 @@ let package = Package(
         .testTarget(name: "ServiceTests", dependencies: ["Service", "DBus", "OrientationEngine"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["DBus", "Posix", "OrientationEngine", "OrientationClient"],
+            dependencies: ["DBus", "Posix", "OrientationEngine", "OrientationClient", "CUmockdev"],
             swiftSettings: strict),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "OrientationEngine", "Posix"], swiftSettings: strict),
     ]
 )
