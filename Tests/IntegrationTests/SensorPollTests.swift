@@ -1,0 +1,165 @@
+import DBus
+import Foundation
+import Testing
+
+/// IIO polling end to end: attributes in a umockdev testbed → Orientation over D-Bus.
+@Suite struct SensorPollTests {
+    /// Starts a client and returns its path.
+    static func startClient(_ peer: Peer) throws -> String {
+        let path = try peer.createClient()
+        try peer.call(path, Peer.clientInterface, "Start")
+        return path
+    }
+
+    static func setRaw(_ fixture: SensorDaemonFixture, _ syspath: String, _ raw: (Int, Int, Int)) {
+        fixture.testbed.setAttribute(syspath, "in_accel_x_raw", String(raw.0))
+        fixture.testbed.setAttribute(syspath, "in_accel_y_raw", String(raw.1))
+        fixture.testbed.setAttribute(syspath, "in_accel_z_raw", String(raw.2))
+    }
+
+    static func waitForOrientation(_ peer: Peer, _ value: String, seconds: Double = 10) -> Bool {
+        peer.waitUntil(seconds: seconds) { (try? peer.managerProperty("Orientation")) == .string(value) }
+    }
+
+    @Test func pollsAttributesIntoOrientation() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
+        let peer = try fixture.start()
+        #expect(try peer.managerProperty("HasSensor") == .bool(true))
+        #expect(try peer.managerProperty("SensorBackend") == .string("iio-poll"))
+        #expect(try peer.managerProperty("SensorName") == .string("accel_3d (iio:device0)"))
+        #expect(try peer.managerProperty("Orientation") == .string("undefined"))
+        _ = try Self.startClient(peer)
+        // The fresh reading: Start returned with the current orientation.
+        #expect(try peer.managerProperty("Orientation") == .string("normal"), "stderr:\n\(fixture.stderr)")
+        for target in ["left-up", "bottom-up", "right-up", "normal"] {
+            Self.setRaw(fixture, FakeDevice.syspath(0), FakeDevice.raw(target))
+            #expect(Self.waitForOrientation(peer, target), "no \(target); stderr:\n\(fixture.stderr)")
+        }
+        #expect(fixture.stderr.contains("iio-poll"))
+    }
+
+    @Test func attributesAloneMakeACandidate() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioPoll(type: nil, raw: FakeDevice.raw("left-up")))
+        let peer = try fixture.start()
+        #expect(try peer.managerProperty("SensorBackend") == .string("iio-poll"))
+        _ = try Self.startClient(peer)
+        #expect(try peer.managerProperty("Orientation") == .string("left-up"))
+    }
+
+    @Test func sensorProxyTypeIsHonoured() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioPoll(type: nil, raw: FakeDevice.raw("right-up"),
+                                                   extraProperties: ["IIO_SENSOR_PROXY_TYPE": "iio-poll-light iio-poll-accel"]))
+        let peer = try fixture.start()
+        _ = try Self.startClient(peer)
+        #expect(try peer.managerProperty("Orientation") == .string("right-up"))
+    }
+
+    /// Per-axis scales and offsets: only the right calibration reads as bottom-up
+    /// (x = (5 - 5)·0.1 = 0, y = (100 + 0)·0.0981 = +9.81, z = (-3 + 3)·1 = 0).
+    @Test func perAxisScaleAndOffset() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioPoll(raw: (5, 100, -3), scale: "7", extraAttributes: [
+            "in_accel_x_scale": "0.1", "in_accel_y_scale": "0.0981", "in_accel_z_scale": "1",
+            "in_accel_x_offset": "-5", "in_accel_z_offset": "3",
+        ]))
+        let peer = try fixture.start()
+        _ = try Self.startClient(peer)
+        #expect(try peer.managerProperty("Orientation") == .string("bottom-up"), "stderr:\n\(fixture.stderr)")
+    }
+
+    /// A shared offset with a shared scale: (raw + offset) × scale.
+    @Test func sharedOffset() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioPoll(raw: (1500, 500, 500), scale: "0.00980665",
+                                                   extraAttributes: ["in_accel_offset": "-500"]))
+        let peer = try fixture.start()
+        _ = try Self.startClient(peer)
+        #expect(try peer.managerProperty("Orientation") == .string("left-up"), "stderr:\n\(fixture.stderr)")
+    }
+
+    @Test func mountMatrixFromUdevProperty() throws {
+        let fixture = try SensorDaemonFixture()
+        // Sensor mounted upside down: it reads "normal", the device is bottom-up.
+        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal"),
+                                                   extraProperties: ["ACCEL_MOUNT_MATRIX": "-1, 0, 0; 0, -1, 0; 0, 0, 1"]))
+        let peer = try fixture.start()
+        _ = try Self.startClient(peer)
+        #expect(try peer.managerProperty("Orientation") == .string("bottom-up"), "stderr:\n\(fixture.stderr)")
+    }
+
+    @Test(arguments: ["mount_matrix", "in_accel_mount_matrix", "in_mount_matrix"])
+    func mountMatrixFromSysfs(attribute: String) throws {
+        let fixture = try SensorDaemonFixture()
+        // Rotated a quarter turn: sensor y maps to device x.
+        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("bottom-up"),
+                                                   extraAttributes: [attribute: "0, 1, 0; 1, 0, 0; 0, 0, 1"]))
+        let peer = try fixture.start()
+        _ = try Self.startClient(peer)
+        #expect(try peer.managerProperty("Orientation") == .string("left-up"), "stderr:\n\(fixture.stderr)")
+    }
+
+    @Test func malformedMatrixWarnsAndUsesIdentity() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal"),
+                                                   extraProperties: ["ACCEL_MOUNT_MATRIX": "1, 0; 0, 1"]))
+        let peer = try fixture.start()
+        _ = try Self.startClient(peer)
+        #expect(try peer.managerProperty("Orientation") == .string("normal"))
+        #expect(fixture.stderr.contains("malformed ACCEL_MOUNT_MATRIX"))
+        #expect(fixture.stderr.contains("accel_3d (iio:device0)"))
+    }
+
+    @Test(arguments: [
+        ("1 5 10 25 50", "10"), ("0.78 1.56 3.12 6.25 12.5 25", "12.5"), ("200 100 50 25 12.500000 6.25", "12.500000"),
+        ("1 2 5", "5"),
+    ])
+    func samplingFrequencyChoice(available: String, expected: String) throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioPoll(extraAttributes: ["sampling_frequency": "100", "sampling_frequency_available": available]))
+        _ = try fixture.start()
+        #expect(fixture.testbed.attribute(FakeDevice.syspath(0), "sampling_frequency") == expected)
+    }
+
+    @Test func samplingFrequencyWithoutListIsTen() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioPoll(extraAttributes: ["sampling_frequency": "100"]))
+        _ = try fixture.start()
+        #expect(fixture.testbed.attribute(FakeDevice.syspath(0), "sampling_frequency") == "10")
+    }
+
+    @Test func baseAccelerometerIsSkipped() throws {
+        let fixture = try SensorDaemonFixture()
+        // The base sorts first and is by property; a second base by label; the display last.
+        try fixture.testbed.add(FakeDevice.iioPoll(number: 0, name: "base_accel", raw: FakeDevice.raw("bottom-up"),
+                                                   extraProperties: ["ACCEL_LOCATION": "base"]))
+        try fixture.testbed.add(FakeDevice.iioPoll(number: 1, name: "base_label", raw: FakeDevice.raw("bottom-up"),
+                                                   extraAttributes: ["label": "accel-base"]))
+        try fixture.testbed.add(FakeDevice.iioPoll(number: 2, name: "display_accel", raw: FakeDevice.raw("left-up"),
+                                                   extraProperties: ["ACCEL_LOCATION": "display"]))
+        let peer = try fixture.start()
+        #expect(try peer.managerProperty("SensorName") == .string("display_accel (iio:device2)"), "stderr:\n\(fixture.stderr)")
+        _ = try Self.startClient(peer)
+        #expect(try peer.managerProperty("Orientation") == .string("left-up"))
+        #expect(fixture.stderr.contains("skipped: located in the base (ACCEL_LOCATION=base)"))
+        #expect(fixture.stderr.contains("skipped: located in the base (label accel-base)"))
+    }
+
+    @Test func noReadsWhileNoClientIsStarted() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
+        let peer = try fixture.start()
+        let path = try Self.startClient(peer)
+        #expect(try peer.managerProperty("Orientation") == .string("normal"))
+        try peer.call(path, Peer.clientInterface, "Stop")
+        // Stopped: a change is not read, Orientation keeps its value.
+        Self.setRaw(fixture, FakeDevice.syspath(0), FakeDevice.raw("left-up"))
+        peer.waitUntil(seconds: 0.5) { false }
+        #expect(try peer.managerProperty("Orientation") == .string("normal"))
+        // Started again: the fresh reading is there when Start returns.
+        try peer.call(path, Peer.clientInterface, "Start")
+        #expect(try peer.managerProperty("Orientation") == .string("left-up"))
+    }
+}
