@@ -41,6 +41,9 @@ let package = Package(
             dependencies: ["OrientationClient", "OrientationEngine", "Posix", "DBus"],
             swiftSettings: strict),
 
+        // Measurements with many bus peers (make bench); prints figures, asserts nothing.
+        .executableTarget(name: "orientationd-bench", dependencies: ["DBus", "Posix"], swiftSettings: strict),
+
         .testTarget(name: "OrientationEngineTests", dependencies: ["OrientationEngine"], swiftSettings: strict),
         .testTarget(name: "PosixTests", dependencies: ["Posix"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "Posix"], swiftSettings: strict),
