@@ -50,6 +50,16 @@ func rssKB(_ pid: Int32) -> Int {
     return -1
 }
 
+/// User + system CPU time of a process in milliseconds.
+func cpuMs(_ pid: Int32) -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = text.lastIndex(of: ")") else { return .nan }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    // Fields after the command: state is [0], utime [11], stime [12] (in clock ticks).
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
+    return (user + system) * 1000 / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
 func percentile(_ values: [Double], _ p: Double) -> Double {
     let sorted = values.sorted()
     guard !sorted.isEmpty else { return .nan }
@@ -93,7 +103,13 @@ func fanout(_ options: Options) throws {
     daemon.executableURL = URL(fileURLWithPath: here + "/orientationd")
     daemon.arguments = ["--address", address, "--sensor", "replay:" + fifo] + (ProcessInfo.processInfo.environment["BENCH_VERBOSE"] != nil ? ["-v"] : [])
     try daemon.run()
-    defer { kill(daemon.processIdentifier, SIGKILL) }
+    defer {
+        // SIGTERM first, so that a profiler wrapped around the daemon can write its data.
+        kill(daemon.processIdentifier, SIGTERM)
+        let stopBy = MonotonicClock.milliseconds() + 5_000
+        while daemon.isRunning, MonotonicClock.milliseconds() < stopBy { usleep(10_000) }
+        kill(daemon.processIdentifier, SIGKILL)
+    }
 
     var traceMs = 0
     func hold(_ x: Double, _ y: Double, ms: Int) {
@@ -152,12 +168,15 @@ func fanout(_ options: Options) throws {
     let rssAfter = rssKB(daemon.processIdentifier)
 
     var latencies: [Double] = []
+    var daemonCPU: [Double] = []
+    var busCPU: [Double] = []
     var firstLatencies: [Double] = []
     let poses: [(Double, Double)] = [(9.81, 0), (0, -9.81)]
     for rotation in 0..<options.rotations {
         recorder.willChange.removeAll(keepingCapacity: true)
         recorder.changed.removeAll(keepingCapacity: true)
         let (x, y) = poses[rotation % 2]
+        let cpuBefore = (cpuMs(daemon.processIdentifier), cpuMs(bus.processIdentifier))
         let start = MonotonicClock.nanoseconds()
         hold(x, y, ms: 1000)
         let ok = loop.run(until: MonotonicClock.milliseconds() + 10_000) {
@@ -170,6 +189,8 @@ func fanout(_ options: Options) throws {
         let last = max(recorder.changed.values.max()!, recorder.willChange.values.max()!)
         let first = recorder.willChange.values.min()!
         latencies.append(Double(last - start) / 1e6)
+        daemonCPU.append(cpuMs(daemon.processIdentifier) - cpuBefore.0)
+        busCPU.append(cpuMs(bus.processIdentifier) - cpuBefore.1)
         firstLatencies.append(Double(first - start) / 1e6)
         _ = loop.run(until: MonotonicClock.milliseconds() + 50) { true }
     }
@@ -178,6 +199,8 @@ func fanout(_ options: Options) throws {
     print(String(format: "  write of the rotation samples -> last of %d will-change + PropertiesChanged: median %.1f ms, max %.1f ms", 2 * total,
                  percentile(latencies, 0.5), latencies.max() ?? .nan))
     print(String(format: "  write -> first client will-change: median %.1f ms", percentile(firstLatencies, 0.5)))
+    print(String(format: "  CPU per rotation: orientationd median %.0f ms, dbus-daemon median %.0f ms (clock-tick resolution)",
+                 percentile(daemonCPU, 0.5), percentile(busCPU, 0.5)))
     print("  (the rotation is decided by the engine's settle time in trace time, not wall time: samples are written at once)")
     print("  daemon RSS: \(rssBefore) KB before clients, \(rssAfter) KB with \(total) started clients: \(String(format: "%.2f", Double(rssAfter - rssBefore) / Double(total))) KB per client")
 
