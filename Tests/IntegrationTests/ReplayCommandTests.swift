@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+/// `orientationctl replay`: the engine over a trace, as the scorer runs it.
+@Suite struct ReplayCommandTests {
+    let directory: String
+    init() throws { directory = try makeTemporaryDirectory(prefix: "orientationd-replay") }
+
+    /// 1 s upright, then 1.5 s turned left-up, at 50 Hz.
+    func writeTrace(extraLines: String = "") throws -> String {
+        var text = "# a comment\n\n"
+        for i in 0..<50 { text += "\(i * 20),0.00,-9.81,0.00\n" }
+        text += extraLines
+        for i in 50..<125 { text += "\(i * 20),9.81,0.00,0.00\n" }
+        let path = directory + "/trace.csv"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func printsEachChangeOfState() throws {
+        let result = try ChildProcess.run(product: "orientationctl", arguments: ["replay", try writeTrace()], directory: directory)
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "0,normal,vertical")
+        #expect(lines.count == 2)
+        let last = lines.last?.split(separator: ",").map(String.init) ?? []
+        #expect(last.count == 3 && last[1] == "left-up" && last[2] == "vertical")
+        // Decided after the turn (t = 1000 ms), within the engine's settle time.
+        let t = Int(last.first ?? "") ?? -1
+        #expect(t >= 1000 && t <= 1400)
+    }
+
+    @Test func malformedLinesAreWarnedAboutAndSkipped() throws {
+        let trace = try writeTrace(extraLines: "garbage\n995,nan,0,0\n996,1,2\n10,0,-9.81,0\n")
+        let result = try ChildProcess.run(product: "orientationctl", arguments: ["replay", trace], directory: directory)
+        #expect(result.status == 0)
+        // Lines 1-2 are a comment and a blank line, then 50 samples: the bad ones are 53-56.
+        for line in 53...56 { #expect(result.stderr.contains("trace.csv:\(line):"), "no warning for line \(line):\n\(result.stderr)") }
+        #expect(result.stdout.contains(",left-up,"))
+    }
+
+    @Test func explainAddsCommentLines() throws {
+        let result = try ChildProcess.run(product: "orientationctl", arguments: ["replay", "--explain", try writeTrace()], directory: directory)
+        #expect(result.status == 0)
+        let comments = result.stdout.split(separator: "\n").filter { $0.hasPrefix("#") }
+        #expect(comments.count >= 2)
+    }
+
+    @Test func configSetsTunablesAndBadConfigIsRejectedNamingTheLine() throws {
+        let good = directory + "/good.conf"
+        try "# slower\n[Engine]\nOrientationSettleMs = 600\n[Sensor]\nPollIntervalMs = 100\n".write(toFile: good, atomically: true, encoding: .utf8)
+        let slow = try ChildProcess.run(product: "orientationctl", arguments: ["replay", "--config", good, try writeTrace()], directory: directory)
+        #expect(slow.status == 0)
+        let t = Int(slow.stdout.split(separator: "\n").last?.split(separator: ",").first ?? "") ?? -1
+        #expect(t >= 1600, "OrientationSettleMs = 600 should delay the change: \(slow.stdout)")
+
+        let bad = directory + "/bad.conf"
+        try "[Engine]\nOrientationSettleMs = 100\nNoSuchKey = 3\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let rejected = try ChildProcess.run(product: "orientationctl", arguments: ["replay", "--config", bad, try writeTrace()], directory: directory)
+        #expect(rejected.status == 1)
+        #expect(rejected.stderr.contains("bad.conf:3:"))
+        #expect(rejected.stderr.contains("NoSuchKey"))
+
+        let badValue = directory + "/bad-value.conf"
+        try "[Engine]\nOrientationSettleMs = fast\n".write(toFile: badValue, atomically: true, encoding: .utf8)
+        let rejectedValue = try ChildProcess.run(product: "orientationctl", arguments: ["replay", "--config", badValue, try writeTrace()], directory: directory)
+        #expect(rejectedValue.status == 1)
+        #expect(rejectedValue.stderr.contains("OrientationSettleMs"))
+    }
+
+    @Test func usageAndFileErrors() throws {
+        let unknown = try ChildProcess.run(product: "orientationctl", arguments: ["replay", "--frobnicate", "x.csv"], directory: directory)
+        #expect(unknown.status == 2)
+        let missing = try ChildProcess.run(product: "orientationctl", arguments: ["replay", directory + "/missing.csv"], directory: directory)
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("missing.csv"))
+        #expect(missing.stderr.split(separator: "\n").count == 1)
+        let help = try ChildProcess.run(product: "orientationctl", arguments: ["replay", "--help"], directory: directory)
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("--explain"))
+    }
+}
