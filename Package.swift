@@ -24,8 +24,6 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CLinux"),
-        // Test-only: umockdev's testbed (fake sysfs, /dev nodes and uevents).
-        .systemLibrary(name: "CUmockdev", pkgConfig: "umockdev-1.0", providers: [.apt(["libumockdev-dev"])]),
 
         .target(name: "Posix", dependencies: ["CLinux"], swiftSettings: strict),
         .target(name: "DBus", dependencies: ["CDBus", "Posix"], swiftSettings: strict),
@@ -50,7 +48,7 @@ let package = Package(
         .testTarget(name: "ServiceTests", dependencies: ["Service", "DBus", "OrientationEngine"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["DBus", "Posix", "OrientationEngine", "OrientationClient", "CUmockdev"],
+            dependencies: ["DBus", "Posix", "OrientationEngine", "OrientationClient"],
             swiftSettings: strict),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "OrientationEngine", "Posix"], swiftSettings: strict),
     ]

@@ -11,10 +11,10 @@ import Testing
         return path
     }
 
-    static func setRaw(_ fixture: SensorDaemonFixture, _ syspath: String, _ raw: (Int, Int, Int)) {
-        fixture.testbed.setAttribute(syspath, "in_accel_x_raw", String(raw.0))
-        fixture.testbed.setAttribute(syspath, "in_accel_y_raw", String(raw.1))
-        fixture.testbed.setAttribute(syspath, "in_accel_z_raw", String(raw.2))
+    static func setRaw(_ fixture: SensorDaemonFixture, _ syspath: String, _ raw: (Int, Int, Int)) throws {
+        try fixture.testbed.setAttribute(syspath, "in_accel_x_raw", String(raw.0))
+        try fixture.testbed.setAttribute(syspath, "in_accel_y_raw", String(raw.1))
+        try fixture.testbed.setAttribute(syspath, "in_accel_z_raw", String(raw.2))
     }
 
     static func waitForOrientation(_ peer: Peer, _ value: String, seconds: Double = 10) -> Bool {
@@ -33,7 +33,7 @@ import Testing
         // The fresh reading: Start returned with the current orientation.
         #expect(try peer.managerProperty("Orientation") == .string("normal"), "stderr:\n\(fixture.stderr)")
         for target in ["left-up", "bottom-up", "right-up", "normal"] {
-            Self.setRaw(fixture, FakeDevice.syspath(0), FakeDevice.raw(target))
+            try Self.setRaw(fixture, FakeDevice.syspath(0), FakeDevice.raw(target))
             #expect(Self.waitForOrientation(peer, target), "no \(target); stderr:\n\(fixture.stderr)")
         }
         #expect(fixture.stderr.contains("iio-poll"))
@@ -155,7 +155,7 @@ import Testing
         #expect(try peer.managerProperty("Orientation") == .string("normal"))
         try peer.call(path, Peer.clientInterface, "Stop")
         // Stopped: a change is not read, Orientation keeps its value.
-        Self.setRaw(fixture, FakeDevice.syspath(0), FakeDevice.raw("left-up"))
+        try Self.setRaw(fixture, FakeDevice.syspath(0), FakeDevice.raw("left-up"))
         peer.waitUntil(seconds: 0.5) { false }
         #expect(try peer.managerProperty("Orientation") == .string("normal"))
         // Started again: the fresh reading is there when Start returns.

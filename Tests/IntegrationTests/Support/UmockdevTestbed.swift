@@ -1,48 +1,147 @@
-import CUmockdev
 import Foundation
 import Glibc
 
-/// A umockdev testbed driven through its C API: fake sysfs devices with properties and
-/// attributes, /dev nodes backed by pseudo-terminals, and uevents that reach the
-/// daemon's udev monitor. The daemon sees it through `environment` (LD_PRELOAD of
-/// libumockdev-preload and UMOCKDEV_DIR, given explicitly).
+/// A umockdev testbed, driven through a small helper: Debian's python3 with
+/// gi.repository.UMockdev, run with libumockdev-preload (the testbed's own uevent sender
+/// resolves devices through libudev, so it must see the testbed too; the test process
+/// itself cannot be preloaded). The helper owns the testbed and runs a GLib main loop,
+/// taking one JSON command per line on standard input and answering one JSON line.
+///
+/// It gives fake sysfs devices with properties and attributes, /dev nodes backed by
+/// pseudo-terminals, and uevents that reach the daemon's udev monitor. The daemon sees
+/// it through `environment` (LD_PRELOAD and UMOCKDEV_DIR, given explicitly).
 final class UmockdevTestbed {
-    private let handle: UnsafeMutableRawPointer
-    let rootDirectory: String
-    let sysDirectory: String
+    private let process = Process()
+    private let input: FileHandle
+    private let output: Int32
+    private var pending: [UInt8] = []
+    private(set) var rootDirectory = ""
 
-    /// umockdev_testbed_new sets UMOCKDEV_DIR in this process: serialise creations.
-    private static let creation = NSLock()
+    static let python = "/usr/bin/python3"
+    static let preload = "libumockdev-preload.so.0"
+
+    static let helper = #"""
+    import gi, json, os, sys
+    gi.require_version('UMockdev', '1.0')
+    from gi.repository import GLib, UMockdev
+    tb = UMockdev.Testbed.new()
+    def reply(**fields):
+        sys.stdout.write(json.dumps(fields) + "\n")
+        sys.stdout.flush()
+    def handle(r):
+        op = r["op"]
+        if op == "add":
+            tb.add_from_string(r["text"])
+        elif op == "attr":
+            tb.set_attribute(r["dev"], r["name"], r["value"])
+        elif op == "prop":
+            tb.set_property(r["dev"], r["name"], r["value"])
+        elif op == "uevent":
+            tb.uevent(r["dev"], r["action"])
+        elif op == "remove":
+            tb.uevent(r["dev"], "remove")
+            tb.remove_device(r["dev"])
+        elif op == "write":
+            fd = tb.get_dev_fd(r["node"])
+            if fd < 0:
+                raise Exception("no pty for " + r["node"])
+            os.write(fd, bytes.fromhex(r["hex"]))
+        elif op == "ioctl":
+            tb.load_ioctl(r["node"], r["path"])
+        else:
+            raise Exception("unknown op " + op)
+    def readable(channel, condition):
+        line = sys.stdin.readline()
+        if not line:
+            loop.quit()
+            return False
+        try:
+            handle(json.loads(line))
+            reply(ok=True)
+        except Exception as e:
+            reply(ok=False, error=str(e))
+        return True
+    loop = GLib.MainLoop()
+    GLib.io_add_watch(GLib.IOChannel.unix_new(0), GLib.PRIORITY_DEFAULT, GLib.IO_IN | GLib.IO_HUP, readable)
+    reply(ok=True, root=tb.get_root_dir())
+    loop.run()
+    """#
 
     init() throws {
-        Self.creation.lock()
-        defer { Self.creation.unlock() }
-        guard let handle = cumockdev_new() else { throw TestFailure("umockdev_testbed_new failed") }
-        self.handle = handle
-        rootDirectory = String(cString: cumockdev_root_dir(handle))
-        sysDirectory = String(cString: cumockdev_sys_dir(handle))
+        process.executableURL = URL(fileURLWithPath: Self.python)
+        process.arguments = ["-c", Self.helper]
+        var env = ProcessInfo.processInfo.environment
+        env["LD_PRELOAD"] = Self.preload
+        env.removeValue(forKey: "UMOCKDEV_DIR")
+        process.environment = env
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.standardError
+        try process.run()
+        input = stdin.fileHandleForWriting
+        output = stdout.fileHandleForReading.fileDescriptor
+        outputHandle = stdout.fileHandleForReading
+        let hello = try readReply()
+        guard let root = hello["root"] as? String else { throw TestFailure("umockdev helper: no root directory") }
+        rootDirectory = root
     }
 
-    deinit { cumockdev_free(handle) }
+    private let outputHandle: FileHandle
+
+    deinit {
+        try? input.close()
+        if !waitUntil(seconds: 5, { !process.isRunning }) {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            try? FileManager.default.removeItem(atPath: rootDirectory)
+        }
+    }
 
     /// Environment for a child that should see the testbed.
     var environment: [String: String] {
         var env = ProcessInfo.processInfo.environment
-        env["LD_PRELOAD"] = "libumockdev-preload.so.0"
+        env["LD_PRELOAD"] = Self.preload
         env["UMOCKDEV_DIR"] = rootDirectory
         return env
     }
 
-    /// Adds devices from umockdev-record text ("P:", "N:", "E:", "A:" lines); sends "add".
-    func add(_ description: String) throws {
-        if let message = cumockdev_add_from_string(handle, description) {
-            defer { free(message) }
-            throw TestFailure("umockdev: \(String(cString: message))")
+    private func readReply(seconds: Double = 10) throws -> [String: Any] {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Data(pending[..<newline])
+                pending.removeSubrange(...newline)
+                guard let object = try JSONSerialization.jsonObject(with: line) as? [String: Any] else {
+                    throw TestFailure("umockdev helper: bad reply")
+                }
+                if object["ok"] as? Bool != true { throw TestFailure("umockdev: \(object["error"] ?? "failed")") }
+                return object
+            }
+            let left = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
+            var pfd = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+            guard left > 0, poll(&pfd, 1, left) == 1 else { throw TestFailure("umockdev helper did not answer") }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = read(output, &chunk, chunk.count)
+            guard n > 0 else { throw TestFailure("umockdev helper exited") }
+            pending += chunk[0..<n]
         }
     }
 
-    func setAttribute(_ syspath: String, _ name: String, _ value: String) {
-        cumockdev_set_attribute(handle, syspath, name, value)
+    @discardableResult
+    private func command(_ fields: [String: String]) throws -> [String: Any] {
+        var data = try JSONSerialization.data(withJSONObject: fields)
+        data.append(UInt8(ascii: "\n"))
+        try input.write(contentsOf: data)
+        return try readReply()
+    }
+
+    /// Adds devices from umockdev-record text ("P:", "N:", "E:", "A:" lines); sends "add".
+    func add(_ description: String) throws { try command(["op": "add", "text": description]) }
+
+    /// Replaces an attribute file (a new inode, as umockdev does).
+    func setAttribute(_ syspath: String, _ name: String, _ value: String) throws {
+        try command(["op": "attr", "dev": syspath, "name": name, "value": value])
     }
 
     /// Rewrites an attribute file in place (same inode), as real sysfs content changes.
@@ -54,35 +153,25 @@ final class UmockdevTestbed {
         try? String(contentsOfFile: rootDirectory + syspath + "/" + name, encoding: .utf8)
     }
 
-    func setProperty(_ syspath: String, _ name: String, _ value: String) {
-        cumockdev_set_property(handle, syspath, name, value)
+    func setProperty(_ syspath: String, _ name: String, _ value: String) throws {
+        try command(["op": "prop", "dev": syspath, "name": name, "value": value])
     }
 
-    func uevent(_ syspath: String, _ action: String) { cumockdev_uevent(handle, syspath, action) }
+    func uevent(_ syspath: String, _ action: String) throws { try command(["op": "uevent", "dev": syspath, "action": action]) }
 
     /// Sends "remove" (umockdev does not) and then removes the device.
-    func remove(_ syspath: String) {
-        uevent(syspath, "remove")
-        cumockdev_remove_device(handle, syspath)
-    }
+    func remove(_ syspath: String) throws { try command(["op": "remove", "dev": syspath]) }
 
-    /// The test's end of a device node's pseudo-terminal.
-    func nodeDescriptor(_ devnode: String) -> Int32 { cumockdev_dev_fd(handle, devnode) }
-
+    /// Writes bytes into a device node (the test's end of its pseudo-terminal).
     func writeNode(_ devnode: String, _ bytes: [UInt8]) throws {
-        let fd = nodeDescriptor(devnode)
-        guard fd >= 0 else { throw TestFailure("no pty for \(devnode)") }
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == bytes.count else { throw TestFailure("short write to \(devnode)") }
+        try command(["op": "write", "node": devnode, "hex": bytes.map { String(format: "%02x", $0) }.joined()])
     }
 
+    /// Answers the device's ioctls from an umockdev ioctl recording.
     func loadIoctl(_ devnode: String, recording: String) throws {
         let path = rootDirectory + "/ioctl-" + UUID().uuidString.prefix(8)
         try recording.write(toFile: path, atomically: true, encoding: .utf8)
-        if let message = cumockdev_load_ioctl(handle, devnode, path) {
-            defer { free(message) }
-            throw TestFailure("umockdev ioctl: \(String(cString: message))")
-        }
+        try command(["op": "ioctl", "node": devnode, "path": path])
     }
 }
 
