@@ -47,7 +47,7 @@ cleanup() {
     # the PID of the daemon it last started to $tmp/daemon.pid.
     if [[ -s "$tmp/daemon.pid" ]]; then
         pid=$(<"$tmp/daemon.pid")
-        if [[ "$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" == "$bin_dir/orientationd "* ]]; then
+        if [[ "$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline")" == "$bin_dir/orientationd "* ]]; then
             kill -KILL "$pid" 2>/dev/null || true
         fi
     fi
