@@ -107,6 +107,11 @@ public enum SensorClassifier {
             if let bitmap = device.parentAttributes["properties"], let last = bitmap.split(separator: " ").last,
                let word = UInt64(last, radix: 16), word & (1 << 6) != 0 { kinds.insert(.input) }
         }
+        // A buffered device whose readings can also be read one by one can fall back to
+        // polling when its buffer turns out unusable.
+        if kinds.contains(.iioBuffer), ["x", "y", "z"].allSatisfy({ device.attributes["in_accel_\($0)_raw"] != nil }) {
+            kinds.insert(.iioPoll)
+        }
         // The input kind only works through an evdev node; IIO kinds belong to IIO devices.
         if device.subsystem == "input" {
             kinds = kinds.filter { $0 == .input }

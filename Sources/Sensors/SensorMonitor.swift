@@ -124,7 +124,11 @@ public final class SensorMonitor {
                 chosen = (backend, candidate)
                 break
             } catch {
-                logger.warning("\(error.message): \(candidate.kind.rawValue) not used")
+                if candidate.kind == .iioBuffer {
+                    logger.warning("\(error.message): cannot use the buffer, falling back to polling if the device allows it")
+                } else {
+                    logger.warning("\(error.message): \(candidate.kind.rawValue) not used")
+                }
             }
         }
         let previous = currentCandidate

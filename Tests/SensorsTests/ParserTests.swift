@@ -170,6 +170,10 @@ import Testing
         #expect(SensorClassifier.classify(device(properties: ["ORIENTATIOND_TYPE": "iio-poll-accel iio-buffer-accel"])) == .candidate([.iioBuffer, .iioPoll]))
         #expect(SensorClassifier.classify(device(properties: ["IIO_SENSOR_PROXY_TYPE": "iio-poll-light"])) == .none)
         #expect(SensorClassifier.classify(device(properties: ["IIO_SENSOR_PROXY_TYPE": "iio-poll-accel"])) == .candidate([.iioPoll]))
+        // A buffer with readable raw attributes can fall back to polling.
+        let raw = ["in_accel_x_raw": "1", "in_accel_y_raw": "1", "in_accel_z_raw": "1"]
+        #expect(SensorClassifier.classify(device(properties: ["ORIENTATIOND_TYPE": "iio-buffer-accel"], attributes: raw)) == .candidate([.iioBuffer, .iioPoll]))
+        #expect(SensorClassifier.classify(device(properties: ["ORIENTATIOND_TYPE": "iio-buffer-accel"])) == .candidate([.iioBuffer]))
     }
 
     @Test func attributesWithoutRules() {

@@ -239,3 +239,44 @@ enum FakeDevice {
         }
     }
 }
+
+extension FakeDevice {
+    /// An IIO accelerometer with a buffer: scan elements x, y, z (and a timestamp) of
+    /// `type`, a /dev node the test writes frames into.
+    static func iioBuffer(number: Int = 0, name: String = "accel_3d", type: String? = "iio-buffer-accel",
+                          scanType: String = "le:s16/16>>0", timestamp: Bool = true, raw: (Int, Int, Int)? = nil,
+                          scale: String = "0.00980665", extraProperties: [String: String] = [:],
+                          extraAttributes: [String: String] = [:]) -> String {
+        var text = "P: /devices/platform/accel\(number)/iio:device\(number)\n"
+        text += "N: iio:device\(number)\n"
+        text += "E: SUBSYSTEM=iio\nE: DEVNAME=/dev/iio:device\(number)\n"
+        if let type { text += "E: ORIENTATIOND_TYPE=\(type)\n" }
+        for (key, value) in extraProperties.sorted(by: { $0.key < $1.key }) { text += "E: \(key)=\(value)\n" }
+        text += "A: name=\(name)\nA: in_accel_scale=\(scale)\n"
+        if let raw { text += "A: in_accel_x_raw=\(raw.0)\nA: in_accel_y_raw=\(raw.1)\nA: in_accel_z_raw=\(raw.2)\n" }
+        text += "A: buffer/enable=0\nA: buffer/length=2\n"
+        for (index, axis) in ["x", "y", "z"].enumerated() {
+            text += "A: scan_elements/in_accel_\(axis)_en=0\n"
+            text += "A: scan_elements/in_accel_\(axis)_index=\(index)\n"
+            text += "A: scan_elements/in_accel_\(axis)_type=\(scanType)\n"
+        }
+        if timestamp {
+            text += "A: scan_elements/in_timestamp_en=0\nA: scan_elements/in_timestamp_index=3\nA: scan_elements/in_timestamp_type=le:s64/64>>0\n"
+        }
+        for (key, value) in extraAttributes.sorted(by: { $0.key < $1.key }) { text += "A: \(key)=\(value)\n" }
+        return text
+    }
+
+    static func devnode(_ number: Int) -> String { "/dev/iio:device\(number)" }
+
+    /// One frame of three little-endian s16 values (+ padding and an s64 timestamp).
+    static func frameS16(_ raw: (Int, Int, Int), timestamp: Bool = true) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for value in [raw.0, raw.1, raw.2] {
+            let v = UInt16(bitPattern: Int16(value))
+            bytes += [UInt8(v & 0xff), UInt8(v >> 8)]
+        }
+        if timestamp { bytes += [0, 0] + [UInt8](repeating: 0x11, count: 8) }
+        return bytes
+    }
+}

@@ -1,0 +1,120 @@
+import DBus
+import Foundation
+import Testing
+
+/// IIO buffers end to end: frames written into /dev/iio:deviceN → Orientation.
+@Suite struct SensorBufferTests {
+    static let syspath = FakeDevice.syspath(0)
+    static let node = FakeDevice.devnode(0)
+
+    /// Streams `frame` into the device node, as a running buffer does (a frame every
+    /// 20 ms), until Orientation is `target` or the deadline passes.
+    static func stream(_ fixture: SensorDaemonFixture, _ peer: Peer, node: String = node, _ frame: [UInt8],
+                       until target: String, seconds: Double = 10) throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            try fixture.testbed.writeNode(node, frame)
+            if peer.waitUntil(seconds: 0.02, { (try? peer.managerProperty("Orientation")) == .string(target) }) { return true }
+        }
+        return false
+    }
+
+    @Test func framesBecomeOrientationAndTheBufferIsOnOnlyWhileStarted() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioBuffer())
+        let peer = try fixture.start()
+        #expect(try peer.managerProperty("SensorBackend") == .string("iio-buffer"), "stderr:\n\(fixture.stderr)")
+        #expect(fixture.testbed.attribute(Self.syspath, "buffer/enable") == "0")
+        #expect(fixture.testbed.attribute(Self.syspath, "scan_elements/in_accel_y_en") == "1")
+        #expect(fixture.testbed.attribute(Self.syspath, "scan_elements/in_timestamp_en") == "1")
+
+        let client = try SensorPollTests.startClient(peer)
+        #expect(fixture.testbed.attribute(Self.syspath, "buffer/enable") == "1")
+        for target in ["left-up", "bottom-up", "right-up", "normal"] {
+            #expect(try Self.stream(fixture, peer, FakeDevice.frameS16(FakeDevice.raw(target)), until: target),
+                    "no \(target); stderr:\n\(fixture.stderr)")
+        }
+        try peer.call(client, Peer.clientInterface, "Stop")
+        #expect(fixture.testbed.attribute(Self.syspath, "buffer/enable") == "0")
+        try peer.call(client, Peer.clientInterface, "Start")
+        #expect(fixture.testbed.attribute(Self.syspath, "buffer/enable") == "1")
+        try peer.call(client, Peer.clientInterface, "Close")
+        #expect(fixture.testbed.attribute(Self.syspath, "buffer/enable") == "0")
+    }
+
+    /// Big-endian 12-bit values in 16 bits, shifted by 4, no timestamp.
+    @Test func bigEndianShiftedFrames() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioBuffer(scanType: "be:s12/16>>4", timestamp: false, scale: "0.0098"))
+        let peer = try fixture.start()
+        _ = try SensorPollTests.startClient(peer)
+        func frame(_ x: Int, _ y: Int, _ z: Int) -> [UInt8] {
+            [x, y, z].flatMap { value -> [UInt8] in
+                let v = UInt16(bitPattern: Int16(value)) << 4
+                return [UInt8(v >> 8), UInt8(v & 0xff)]
+            }
+        }
+        #expect(try Self.stream(fixture, peer, frame(-1000, 0, 0), until: "right-up"), "stderr:\n\(fixture.stderr)")
+        #expect(try Self.stream(fixture, peer, frame(0, 1000, 0), until: "bottom-up"), "stderr:\n\(fixture.stderr)")
+    }
+
+    @Test func startReturnsWithAFreshReadingFromTheAttributes() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioBuffer(raw: FakeDevice.raw("left-up")))
+        let peer = try fixture.start()
+        _ = try SensorPollTests.startClient(peer)
+        #expect(try peer.managerProperty("Orientation") == .string("left-up"))
+    }
+
+    @Test func brokenScanTypeFallsBackToPolling() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioBuffer(type: "iio-buffer-accel iio-poll-accel", scanType: "le:q16/16>>0",
+                                                     raw: FakeDevice.raw("bottom-up")))
+        let peer = try fixture.start()
+        #expect(try peer.managerProperty("SensorBackend") == .string("iio-poll"))
+        #expect(fixture.stderr.contains("is not a scan type: cannot use the buffer, falling back to polling"))
+        _ = try SensorPollTests.startClient(peer)
+        #expect(try peer.managerProperty("Orientation") == .string("bottom-up"))
+        #expect(fixture.testbed.attribute(Self.syspath, "buffer/enable") == "0")
+    }
+
+    @Test func silentBufferFallsBackToPolling() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioBuffer(raw: FakeDevice.raw("left-up")))
+        let peer = try fixture.start()
+        #expect(try peer.managerProperty("SensorBackend") == .string("iio-buffer"))
+        _ = try SensorPollTests.startClient(peer)
+        // No frame ever comes: after the silence limit the same device is polled.
+        #expect(peer.waitUntil(seconds: 10) { (try? peer.managerProperty("SensorBackend")) == .string("iio-poll") },
+                "stderr:\n\(fixture.stderr)")
+        #expect(fixture.stderr.contains("no usable frame within"))
+        #expect(fixture.testbed.attribute(Self.syspath, "buffer/enable") == "0")
+        try SensorPollTests.setRaw(fixture, Self.syspath, FakeDevice.raw("right-up"))
+        #expect(SensorPollTests.waitForOrientation(peer, "right-up"), "stderr:\n\(fixture.stderr)")
+    }
+
+    @Test func truncatedFramesAreDroppedAndLaterFramesStillCount() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioBuffer())
+        let peer = try fixture.start()
+        _ = try SensorPollTests.startClient(peer)
+        try fixture.testbed.writeNode(Self.node, Array(FakeDevice.frameS16(FakeDevice.raw("left-up")).prefix(5)))
+        #expect(fixture.logContains("truncated frame (5 of 16 bytes): dropped"), "stderr:\n\(fixture.stderr)")
+        #expect(try Self.stream(fixture, peer, FakeDevice.frameS16(FakeDevice.raw("right-up")), until: "right-up"),
+                "stderr:\n\(fixture.stderr)")
+        #expect(fixture.isRunning)
+    }
+
+    @Test func deviceVanishingWhileStarted() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioBuffer())
+        let peer = try fixture.start()
+        _ = try SensorPollTests.startClient(peer)
+        try fixture.testbed.writeNode(Self.node, FakeDevice.frameS16(FakeDevice.raw("left-up")))
+        #expect(SensorPollTests.waitForOrientation(peer, "left-up"))
+        try fixture.testbed.remove(Self.syspath)
+        #expect(peer.waitUntil { (try? peer.managerProperty("HasSensor")) == .bool(false) }, "stderr:\n\(fixture.stderr)")
+        #expect(try peer.managerProperty("Orientation") == .string("undefined"))
+        #expect(fixture.isRunning)
+    }
+}
