@@ -280,3 +280,45 @@ extension FakeDevice {
         return bytes
     }
 }
+
+extension FakeDevice {
+    static let inputSyspath = "/sys/devices/platform/acc/input/input0"
+    static let eventSyspath = inputSyspath + "/event0"
+    static let eventNode = "/dev/input/event0"
+
+    /// An input device and its evdev node; `typed` adds ORIENTATIOND_TYPE, otherwise
+    /// ID_INPUT_ACCELEROMETER marks it.
+    static func inputParent(name: String = "Fake Accelerometer") -> String {
+        "P: /devices/platform/acc/input/input0\nE: SUBSYSTEM=input\nE: NAME=\"\(name)\"\nA: name=\(name)\nA: properties=40\n"
+    }
+
+    static func inputEvent(typed: Bool = false, extraProperties: [String: String] = [:]) -> String {
+        var text = "P: /devices/platform/acc/input/input0/event0\nN: input/event0\nE: SUBSYSTEM=input\nE: DEVNAME=/dev/input/event0\n"
+        text += typed ? "E: ORIENTATIOND_TYPE=input-accel\n" : "E: ID_INPUT_ACCELEROMETER=1\n"
+        for (key, value) in extraProperties.sorted(by: { $0.key < $1.key }) { text += "E: \(key)=\(value)\n" }
+        return text
+    }
+
+    /// An umockdev ioctl recording answering EVIOCGABS for x, y, z.
+    static func absRecording(values: (Int32, Int32, Int32), resolution: Int32, range: Int32 = 2048) -> String {
+        func info(_ value: Int32) -> String {
+            [value, -range, range - 1, 0, 0, resolution].flatMap { v -> [UInt8] in
+                let u = UInt32(bitPattern: v)
+                return [UInt8(u & 0xff), UInt8(u >> 8 & 0xff), UInt8(u >> 16 & 0xff), UInt8(u >> 24)]
+            }.map { String(format: "%02x", $0) }.joined()
+        }
+        return "@DEV \(eventNode)\nEVIOCGABS(0) 0 \(info(values.0))\nEVIOCGABS(1) 0 \(info(values.1))\nEVIOCGABS(2) 0 \(info(values.2))\n"
+    }
+
+    /// struct input_event bytes (64-bit: 16 bytes of time, type, code, value).
+    static func inputEvent(_ type: UInt16, _ code: UInt16, _ value: Int32) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        bytes += [UInt8(type & 0xff), UInt8(type >> 8), UInt8(code & 0xff), UInt8(code >> 8)]
+        let v = UInt32(bitPattern: value)
+        return bytes + [UInt8(v & 0xff), UInt8(v >> 8 & 0xff), UInt8(v >> 16 & 0xff), UInt8(v >> 24)]
+    }
+
+    static func inputFrame(_ x: Int32, _ y: Int32, _ z: Int32) -> [UInt8] {
+        inputEvent(3, 0, x) + inputEvent(3, 1, y) + inputEvent(3, 2, z) + inputEvent(0, 0, 0)
+    }
+}
