@@ -69,8 +69,13 @@ public enum Introspection {
 
     private static func comment(_ text: String, indent: String) -> String {
         guard !text.isEmpty else { return "" }
-        // "--" may not appear inside an XML comment.
-        let safe = text.replacingOccurrences(of: "--", with: "- -")
+        // "--" may not appear inside an XML comment: separate every pair of hyphens
+        // (a single replacement pass would turn "---" into "- --").
+        var safe = ""
+        for c in text {
+            if c == "-", safe.last == "-" { safe.append(" ") }
+            safe.append(c)
+        }
         let lines = safe.split(separator: "\n", omittingEmptySubsequences: false)
         if lines.count == 1 { return "\(indent)<!-- \(safe) -->\n" }
         return "\(indent)<!--\n" + lines.map { "\(indent)  \($0)\n" }.joined() + "\(indent)-->\n"

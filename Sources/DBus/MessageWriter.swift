@@ -23,7 +23,12 @@ struct MessageWriter {
         case .int64(let v): appendBasic(TypeCode.int64, v, &iter)
         case .uint64(let v): appendBasic(TypeCode.uint64, v, &iter)
         case .double(let v): appendBasic(TypeCode.double, v, &iter)
-        case .unixFD(let fd): appendBasic(TypeCode.unixFD, fd, &iter)
+        case .unixFD(let fd):
+            // libdbus duplicates the descriptor; a closed one is refused, not sent.
+            var copy = fd
+            guard dbus_message_iter_append_basic(&iter, TypeCode.unixFD, &copy) != 0 else {
+                throw .invalidArgs("\(fd) is not an open file descriptor")
+            }
         case .string(let s):
             try checkNoNUL(s, "string")
             appendString(TypeCode.string, s, &iter)
@@ -46,9 +51,12 @@ struct MessageWriter {
                     }
                     try append(item, to: &sub)
                 }
+                try checkDepth(value)
             }
         case .dictionary(let key, let valueSignature, let entries):
-            guard key.utf8.count == 1, let code = key.utf8.first, dbus_type_is_basic(Int32(code)) != 0 else {
+            // dbus_type_is_basic aborts on a character that is no type code at all.
+            guard key.utf8.count == 1, let code = key.utf8.first, dbus_type_is_valid(Int32(code)) != 0,
+                  dbus_type_is_basic(Int32(code)) != 0 else {
                 throw .invalidArgs("dictionary key type '\(key)' is not a basic type")
             }
             guard dbus_signature_validate_single(valueSignature, nil) != 0 else {
@@ -64,16 +72,32 @@ struct MessageWriter {
                         try append(entry.value, to: &pair)
                     }
                 }
+                try checkDepth(value)
             }
         case .structure(let fields):
             guard !fields.isEmpty else { throw .invalidArgs("a structure needs at least one field") }
             try withContainer(TypeCode.structure, nil, &iter) { (sub) throws(BusError) in
                 for field in fields { try append(field, to: &sub) }
+                try checkDepth(value)
             }
         case .variant(let inner):
+            // libdbus aborts on an invalid variant signature: check it first.
+            guard dbus_signature_validate_single(inner.signature, nil) != 0 else {
+                throw .invalidArgs("a variant cannot hold a value of type '\(inner.signature)'")
+            }
             try withContainer(TypeCode.variant, inner.signature, &iter) { (sub) throws(BusError) in
                 try append(inner, to: &sub)
             }
+        }
+    }
+
+    /// Checked once a container's parts are known to be valid: it can still exceed the
+    /// limits of the D-Bus type system (32 nested arrays, 32 nested structures, 255 bytes
+    /// of signature). libdbus builds such a message, but no receiver accepts it.
+    private static func checkDepth(_ value: Value) throws(BusError) {
+        let signature = value.signature
+        guard dbus_signature_validate_single(signature, nil) != 0 else {
+            throw .invalidArgs("type '\(signature.prefix(64))…' is nested too deeply or too long")
         }
     }
 
@@ -84,8 +108,8 @@ struct MessageWriter {
     private static func appendBasic<T: BitwiseCopyable>(_ type: Int32, _ value: T, _ iter: inout DBusMessageIter) {
         var copy = value
         let ok = dbus_message_iter_append_basic(&iter, type, &copy)
-        // Only out-of-memory (or a bad fd for 'h') fails once the value has been checked.
-        precondition(ok != 0 || type == TypeCode.unixFD, "libdbus ran out of memory")
+        // Only out-of-memory fails once the value has been checked.
+        precondition(ok != 0, "libdbus ran out of memory")
     }
 
     private static func appendString(_ type: Int32, _ s: String, _ iter: inout DBusMessageIter) {

@@ -8,7 +8,10 @@ public enum FileSystem {
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while result.count < limit {
-            let n = try chunk.withUnsafeMutableBytes { raw in system_read(fd.rawValue, raw) }.get()
+            let wanted = min(chunk.count, limit - result.count)
+            let n = try chunk.withUnsafeMutableBytes { raw in
+                system_read(fd.rawValue, UnsafeMutableRawBufferPointer(rebasing: raw[0..<wanted]))
+            }.get()
             if n == 0 { break }
             result.append(contentsOf: chunk[0..<n])
         }

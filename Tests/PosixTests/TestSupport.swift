@@ -1,0 +1,54 @@
+import Glibc
+@testable import Posix
+
+/// A fresh temporary directory, removed (with its plain files and FIFOs) by `remove()`.
+struct TemporaryDirectory {
+    let path: String
+
+    init() {
+        var template = Array("/tmp/posix-tests-XXXXXX".utf8CString)
+        let result = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(result != nil, "mkdtemp failed: \(Errno.current)")
+        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    func remove() {
+        if let dir = opendir(path) {
+            while let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+                }
+                if name != "." && name != ".." { unlink(file(name)) }
+            }
+            closedir(dir)
+        }
+        rmdir(path)
+    }
+}
+
+/// Milliseconds from now on the monotonic clock.
+func deadline(afterMs ms: Int64) -> Int64 { MonotonicClock.milliseconds() + ms }
+
+/// One read of at most `max` bytes; empty at end of file.
+func readSome(_ fd: FileDescriptor, max: Int) throws(Errno) -> [UInt8] {
+    var buffer = [UInt8](repeating: 0, count: max)
+    let result = buffer.withUnsafeMutableBytes { raw in Result { () throws(Errno) in try fd.read(into: raw) } }
+    return Array(buffer[0..<(try result.get())])
+}
+
+/// Reads everything currently available from a non-blocking descriptor.
+func drain(_ fd: FileDescriptor) -> [UInt8] {
+    var result: [UInt8] = []
+    while let chunk = try? readSome(fd, max: 4096), !chunk.isEmpty { result += chunk }
+    return result
+}
+
+/// The descriptor number a Timer owns, found by reflection (it is private on purpose).
+func descriptorNumber(of timer: Posix.Timer) -> Int32? {
+    for child in Mirror(reflecting: timer).children where child.label == "descriptor" {
+        return (child.value as? FileDescriptor)?.rawValue
+    }
+    return nil
+}
