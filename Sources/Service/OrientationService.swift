@@ -173,6 +173,14 @@ public final class OrientationService {
         claimSensor()
     }
 
+    /// Applies new engine tunables (configuration reload): a fresh engine, fed at once
+    /// from a fresh reading while clients are started. Clients are kept.
+    public func setTunables(_ tunables: EngineTunables) {
+        guard tunables != engine.tunables else { return }
+        engine = OrientationEngine(tunables: tunables)
+        rearmSensor()
+    }
+
     // MARK: Lock
 
     func setRotationLocked(_ locked: Bool) {

@@ -11,12 +11,21 @@ struct Daemon {
     var logger: Logger
 
     func run() -> Int32 {
+        let configPath = options.configPath ?? Configuration.defaultPath
+        var configuration: Configuration
+        switch Configuration.load(path: configPath, optional: options.configPath == nil) {
+        case .success(let loaded): configuration = loaded
+        case .failure(let error):
+            logger.error("invalid configuration: \(error)")
+            return 1
+        }
+        let reloader = Reloader()
         let loop: EventLoop
         do {
             loop = try EventLoop()
             try loop.handleSignals([SIGTERM, SIGINT, SIGHUP]) { signal in
                 if signal == SIGHUP {
-                    logger.info("SIGHUP: nothing to reload yet")
+                    reloader.reload()
                 } else {
                     logger.debug("signal \(signal): stopping")
                     loop.quit(0)
@@ -48,7 +57,7 @@ struct Daemon {
                 return 1
             }
         case .auto:
-            if let found = SensorMonitor(loop: loop, logger: logger, settings: { _ in SensorSettings() }) {
+            if let found = SensorMonitor(loop: loop, logger: logger, settings: { [configuration] in configuration.settings(for: $0) }) {
                 monitor = found
                 sensor = found.start()
             } else {
@@ -57,7 +66,7 @@ struct Daemon {
             }
         }
 
-        let service = OrientationService(connection: connection, sensor: sensor, tunables: .default, logger: logger)
+        let service = OrientationService(connection: connection, sensor: sensor, tunables: configuration.tunables, logger: logger)
         do {
             try service.export()
             switch try connection.requestName(BusNames.service) {
@@ -77,6 +86,20 @@ struct Daemon {
             loop.quit(1)
         }
         monitor?.onChange = { [weak service] sensor in service?.replaceSensor(sensor) }
+        reloader.reload = { [weak service, weak monitor] in
+            switch Configuration.load(path: configPath, optional: options.configPath == nil) {
+            case .failure(let error):
+                logger.error("SIGHUP: invalid configuration, keeping the previous one: \(error)")
+            case .success(let loaded):
+                logger.info("SIGHUP: configuration reloaded from \(configPath)")
+                configuration = loaded
+                service?.setTunables(loaded.tunables)
+                if let monitor {
+                    monitor.settings = { loaded.settings(for: $0) }
+                    monitor.reload()
+                }
+            }
+        }
         connection.attach(to: loop)
         logger.debug("serving \(BusNames.service) on the \(options.bus) as \(connection.uniqueName) with sensor \(sensor?.name ?? "none")")
 
@@ -85,4 +108,10 @@ struct Daemon {
         withExtendedLifetime((service, monitor)) {}
         return code
     }
+}
+
+/// What SIGHUP does, filled in once the service exists (the signal handler is set up
+/// first).
+final class Reloader {
+    var reload: () -> Void = {}
 }

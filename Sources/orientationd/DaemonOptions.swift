@@ -9,6 +9,7 @@ struct DaemonOptions {
 
     var bus: Connection.Bus = .system
     var sensor: SensorChoice?
+    var configPath: String?
     var busIntrospect = false
     var verbose = false
     var help = false
@@ -35,15 +36,22 @@ struct DaemonOptions {
                                               (played at the pace of its timestamps),
                                               a FIFO or "-" for standard input
                                               (applied as lines arrive)
+          --config PATH       Read the configuration from PATH instead of
+                              /etc/orientationd/orientationd.conf (engine tunables,
+                              poll interval, per-sensor mount matrices). An invalid
+                              file stops the daemon at start; SIGHUP reloads it and
+                              keeps the previous configuration if the new one is
+                              invalid.
           --bus-introspect    Print the exported interfaces as introspection XML with
                               their documentation, and exit.
           -v, --verbose       Log every client and sensor event to standard error.
           -h, --help          Show this help and exit.
           --version           Show the version and exit.
 
-        Signals: SIGTERM and SIGINT stop the daemon cleanly (exit status 0).
+        Signals: SIGTERM and SIGINT stop the daemon cleanly (exit status 0); SIGHUP
+        reloads the configuration and reopens the sensor, keeping every client.
         Exit status: 0 on a clean stop, 1 on a runtime error (bus unreachable, name
-        already owned, bus connection lost), 2 on a usage error.
+        already owned, bus connection lost, invalid configuration), 2 on a usage error.
 
         See orientationctl(1) to query and monitor the service.
         """
@@ -72,6 +80,10 @@ struct DaemonOptions {
             case "--session": options.bus = .session
             case "--address": options.bus = .address(try value(for: argument))
             case "--sensor": options.sensor = try parseSensor(try value(for: argument))
+            case "--config":
+                let path = try value(for: argument)
+                guard !path.isEmpty else { throw UsageError(message: "option --config needs a path") }
+                options.configPath = path
             case "--bus-introspect": options.busIntrospect = true
             case "-v", "--verbose": options.verbose = true
             case "-h", "--help": options.help = true

@@ -1,0 +1,72 @@
+import DBus
+import Foundation
+import Glibc
+import Testing
+
+/// The configuration file with real sensors: overrides at start, SIGHUP reloads.
+@Suite struct SensorConfigurationTests {
+    static let flip = "[Sensor accel_3d]\nMountMatrix=-1, 0, 0; 0, -1, 0; 0, 0, 1\n"
+
+    @Test func mountMatrixOverrideFromTheFile() throws {
+        let fixture = try SensorDaemonFixture()
+        let path = fixture.bus.directory + "/orientationd.conf"
+        try ("[Sensor]\nPollIntervalMs=50\n" + Self.flip).write(toFile: path, atomically: true, encoding: .utf8)
+        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal"),
+                                                   extraProperties: ["ACCEL_MOUNT_MATRIX": "0, 1, 0; 1, 0, 0; 0, 0, 1"]))
+        let peer = try fixture.start(extraArguments: ["--config", path])
+        _ = try SensorPollTests.startClient(peer)
+        // The file wins over udev's matrix.
+        #expect(try peer.managerProperty("Orientation") == .string("bottom-up"), "stderr:\n\(fixture.stderr)")
+        #expect(fixture.stderr.contains("(configuration)"))
+    }
+
+    @Test func invalidFileStopsTheDaemonNamingLineAndKey() throws {
+        let bus = try TestBus()
+        let path = bus.directory + "/bad.conf"
+        try "[Sensor]\nPollIntervalMs=100\n[Engine]\nOrientationSettleMs=soon\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try ChildProcess.run(product: "orientationd", arguments: ["--address", bus.address, "--sensor", "simulated", "--config", path],
+                                          directory: bus.directory)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("invalid configuration: \(path):4: OrientationSettleMs: "), "\(result.stderr)")
+    }
+
+    @Test func missingExplicitFileStopsTheDaemon() throws {
+        let bus = try TestBus()
+        let result = try ChildProcess.run(product: "orientationd",
+                                          arguments: ["--address", bus.address, "--sensor", "simulated", "--config", bus.directory + "/none.conf"],
+                                          directory: bus.directory)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("none.conf: cannot read"))
+    }
+
+    @Test func sighupReloadsAndKeepsClients() throws {
+        let fixture = try SensorDaemonFixture()
+        let path = fixture.bus.directory + "/orientationd.conf"
+        try "# nothing yet\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
+        let peer = try fixture.start(extraArguments: ["--config", path])
+        let client = try SensorPollTests.startClient(peer)
+        #expect(try peer.managerProperty("Orientation") == .string("normal"))
+
+        // A bad file: rejected with line and key, the old configuration stays.
+        try "[Sensor accel_3d]\nMountMatrix=upside down\n".write(toFile: path, atomically: true, encoding: .utf8)
+        fixture.daemon?.signal(SIGHUP)
+        #expect(fixture.logContains("SIGHUP: invalid configuration, keeping the previous one: \(path):2: MountMatrix: "), "stderr:\n\(fixture.stderr)")
+        #expect(try peer.managerProperty("Orientation") == .string("normal"))
+        #expect(fixture.isRunning)
+
+        // A good file: the sensor is reopened with the override, the client still started.
+        try Self.flip.write(toFile: path, atomically: true, encoding: .utf8)
+        fixture.daemon?.signal(SIGHUP)
+        #expect(SensorPollTests.waitForOrientation(peer, "bottom-up"), "stderr:\n\(fixture.stderr)")
+        #expect(try peer.get(client, Peer.clientInterface, "Active") == .bool(true))
+        #expect(try peer.managerProperty("ActiveClients") == .uint32(1))
+        #expect(try peer.get(client, Peer.clientInterface, "DeviceOrientation") == .string("bottom-up"))
+
+        // Engine tunables reload too; a bad one is refused.
+        try (Self.flip + "[Engine]\nMaxElevationDeg=500\n").write(toFile: path, atomically: true, encoding: .utf8)
+        fixture.daemon?.signal(SIGHUP)
+        #expect(fixture.logContains("\(path):4: MaxElevationDeg: "), "stderr:\n\(fixture.stderr)")
+        #expect(try peer.managerProperty("Orientation") == .string("bottom-up"))
+    }
+}
