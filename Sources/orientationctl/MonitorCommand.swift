@@ -82,6 +82,9 @@ enum MonitorCommand {
             Output.error(describe(error, bus: options.bus))
             return 1
         }
+        // Signals that arrived while Start was answered describe the state printed
+        // now: take them in before listening, so the first line is not repeated.
+        client.connection.dispatchQueued()
         let printer = Printer(json: options.json)
         printer.state("state", client.state)
         client.onEvent = { event in printer.event(event) }
