@@ -9,6 +9,8 @@ public struct InterfaceTable<Object: AnyObject>: Sendable {
     public typealias MethodHandler = @Sendable (Object, MethodCall) throws(BusError) -> MethodCall.Reply
     public typealias Getter = @Sendable (Object) -> Value
     public typealias Setter = @Sendable (Object, Value, MethodCall) throws(BusError) -> Void
+    /// A setter that may answer later (after an authorization check, say).
+    public typealias DeferrableSetter = @Sendable (Object, Value, MethodCall) throws(BusError) -> MethodCall.Reply
 
     public struct Method: Sendable {
         public var name: String
@@ -32,7 +34,7 @@ public struct InterfaceTable<Object: AnyObject>: Sendable {
         public var flags: PropertyFlags
         public var doc: String
         public var get: Getter
-        public var set: Setter?
+        public var set: DeferrableSetter?
 
         public init(_ name: String, _ signature: String, flags: PropertyFlags = .emitsChange, doc: String, get: @escaping Getter, set: Setter? = nil) {
             self.name = name
@@ -40,7 +42,25 @@ public struct InterfaceTable<Object: AnyObject>: Sendable {
             self.flags = flags
             self.doc = doc
             self.get = get
-            self.set = set
+            if let set {
+                self.set = { @Sendable (object: Object, value: Value, call: MethodCall) throws(BusError) -> MethodCall.Reply in
+                    try set(object, value, call)
+                    return .empty
+                }
+            } else {
+                self.set = nil
+            }
+        }
+
+        /// A read-write property whose setter may reply later.
+        public init(_ name: String, _ signature: String, flags: PropertyFlags = .emitsChange, doc: String, get: @escaping Getter,
+                    deferrableSet: @escaping DeferrableSetter) {
+            self.name = name
+            self.signature = signature
+            self.flags = flags
+            self.doc = doc
+            self.get = get
+            self.set = deferrableSet
         }
     }
 
@@ -100,7 +120,7 @@ public struct InterfaceTable<Object: AnyObject>: Sendable {
                 guard let object, let property = table.properties.first(where: { $0.name == name }) else { return nil }
                 return property.get(object)
             },
-            set: { [weak object] name, value, call throws(BusError) in
+            set: { [weak object] name, value, call throws(BusError) -> MethodCall.Reply in
                 guard let object else { throw .unknownObject("object no longer exists") }
                 guard let property = table.properties.first(where: { $0.name == name }) else {
                     throw .unknownProperty("\(table.name) has no property \(name)")
@@ -109,7 +129,7 @@ public struct InterfaceTable<Object: AnyObject>: Sendable {
                 guard value.signature == property.signature else {
                     throw .invalidArgs("\(table.name).\(name) has type '\(property.signature)', not '\(value.signature)'")
                 }
-                try setter(object, value, call)
+                return try setter(object, value, call)
             })
     }
 }
@@ -142,5 +162,5 @@ public struct BoundInterface {
     /// Runs a method; nil when the interface has no such method.
     let call: (String, MethodCall) throws(BusError) -> MethodCall.Reply?
     let get: (String) -> Value?
-    let set: (String, Value, MethodCall) throws(BusError) -> Void
+    let set: (String, Value, MethodCall) throws(BusError) -> MethodCall.Reply
 }

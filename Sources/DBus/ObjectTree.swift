@@ -146,8 +146,7 @@ public final class ObjectTree {
         case "Set":
             try expect(call.message, "ssv")
             let (interfaceName, name) = (args[0].stringValue ?? "", args[1].stringValue ?? "")
-            try find(interfaceName).set(name, args[2].unwrappedVariant, call)
-            return .empty
+            return try find(interfaceName).set(name, args[2].unwrappedVariant, call)
         default:
             throw .unknownMethod("org.freedesktop.DBus.Properties has no method \(member)")
         }

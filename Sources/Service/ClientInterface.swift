@@ -17,8 +17,7 @@ extension ClientObject {
                 started. When Start returns, the properties reflect a fresh reading (if a \
                 sensor is present). Idempotent.
                 """) { client, call throws(BusError) in
-                try client.service(for: call).start(client)
-                return .empty
+                return try client.service(for: call).requestStart(client, call)
             },
             .init("Stop", doc: "The app no longer wants readings; the properties keep their last values. Idempotent.") { client, call throws(BusError) in
                 try client.service(for: call).stop(client)

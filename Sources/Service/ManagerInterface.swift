@@ -45,8 +45,8 @@ extension OrientationService {
                 Read-write. While true, Orientation does not change (nor the \
                 DeviceOrientation of clients that follow the lock). Setting it to false \
                 applies the current orientation at once.
-                """, get: { .bool($0.rotationLocked) }, set: { service, value, _ throws(BusError) in
-                    service.setRotationLocked(value.boolValue ?? false)
+                """, get: { .bool($0.rotationLocked) }, deferrableSet: { service, value, call throws(BusError) in
+                    service.requestRotationLocked(value.boolValue ?? false, call)
                 }),
             .init("ActiveClients", "u", doc: "Number of started clients.") { .uint32(UInt32($0.activeClients)) },
         ],

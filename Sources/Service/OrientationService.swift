@@ -13,6 +13,9 @@ public final class OrientationService {
     private let connection: Connection
     private let tree: ObjectTree
     private let logger: Logger
+    private let authorizer: Authorizer
+    /// iio-sensor-proxy's interface, when `--sensor-proxy-compat` asked for it.
+    private var compat: SensorProxyFacade?
     private var sensor: SensorBackend?
     private var engine: OrientationEngine
 
@@ -31,13 +34,21 @@ public final class OrientationService {
     private var nextClientID: UInt64 = 1
     private(set) var activeClients = 0
 
-    public init(connection: Connection, sensor: SensorBackend?, tunables: EngineTunables, logger: Logger) {
+    public init(connection: Connection, sensor: SensorBackend?, tunables: EngineTunables,
+                authorizer: Authorizer, sensorProxyCompat: Bool = false, logger: Logger) {
         self.connection = connection
         tree = ObjectTree(connection: connection)
         self.sensor = sensor
         engine = OrientationEngine(tunables: tunables)
+        self.authorizer = authorizer
         self.logger = logger
+        if sensorProxyCompat { compat = SensorProxyFacade(service: self) }
     }
+
+    /// The well-known names to own: the native one, and iio-sensor-proxy's in
+    /// compatibility mode.
+    public var busNames: [String] { [BusNames.service] + (compat == nil ? [] : [SensorProxyFacade.busName]) }
+
 
     /// The interfaces the daemon exports, for `--bus-introspect` and the documented XML.
     public static var interfaces: [InterfaceDescription] { [table.description, ClientObject.table.description] }
@@ -46,6 +57,19 @@ public final class OrientationService {
     /// Call before requesting the well-known name.
     public func export() throws(BusError) {
         tree.export(path: BusNames.managerPath, interfaces: [Self.table.bind(to: self)])
+        if let compat {
+            tree.export(path: SensorProxyFacade.path, interfaces: [SensorProxyFacade.table.bind(to: compat)])
+            tree.export(path: SensorProxyFacade.compassPath, interfaces: [SensorProxyFacade.compassTable.bind(to: compat)])
+        }
+        // Many kernels leave IIO sensors silent after suspend: re-arm on resume.
+        try connection.addMatch("type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.login1.Manager',member='PrepareForSleep'")
+        connection.addHandler { [weak self] message in
+            guard message.kind == .signal, message.interface == "org.freedesktop.login1.Manager",
+                  message.member == "PrepareForSleep", message.arguments.first == .bool(false) else { return false }
+            self?.logger.info("resumed from sleep: re-arming the sensor")
+            self?.rearmSensor()
+            return false
+        }
         try connection.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'")
         connection.addHandler { [weak self] message in
             guard message.kind == .signal, message.sender == "org.freedesktop.DBus",
@@ -58,6 +82,9 @@ public final class OrientationService {
             return false
         }
     }
+
+    /// The sensor is read while a client is started or a compatibility claim is held.
+    private var sensorWanted: Bool { activeClients > 0 || !(compat?.claimers.isEmpty ?? true) }
 
     var hasSensor: Bool { sensor != nil }
     var sensorName: String { sensor?.name ?? "" }
@@ -83,9 +110,23 @@ public final class OrientationService {
         return client.path
     }
 
+    /// Start, after polkit said yes (on the system bus).
+    func requestStart(_ client: ClientObject, _ call: MethodCall) -> MethodCall.Reply {
+        guard !client.active else { return .empty }
+        authorizer.authorize(Authorizer.claimAction, for: call.sender) { [weak self, weak client] error in
+            if let error { return call.fail(error) }
+            guard let self, let client, self.clients[client.id] === client else {
+                return call.fail(.unknownObject("the client was closed"))
+            }
+            self.start(client)
+            call.reply([])
+        }
+        return .later
+    }
+
     func start(_ client: ClientObject) {
         guard !client.active else { return }
-        if activeClients == 0 { claimSensor() }
+        if !sensorWanted { claimSensor() }
         client.active = true
         activeClients += 1
         let device = view(for: client.options.followsLock)
@@ -99,7 +140,7 @@ public final class OrientationService {
         guard client.active else { return }
         client.active = false
         activeClients -= 1
-        if activeClients == 0 { releaseSensor() }
+        if !sensorWanted { releaseSensor() }
         tree.emitPropertiesChanged(path: client.path, interface: BusNames.clientInterface, names: ["Active"], destination: client.owner)
         emitManagerChanged(["ActiveClients"])
     }
@@ -121,7 +162,7 @@ public final class OrientationService {
         if client.active {
             client.active = false
             activeClients -= 1
-            if activeClients == 0 { releaseSensor() }
+            if !sensorWanted { releaseSensor() }
             emitManagerChanged(["ActiveClients"])
         }
         clients[client.id] = nil
@@ -133,6 +174,7 @@ public final class OrientationService {
     }
 
     private func ownerVanished(_ owner: String) {
+        releaseCompatClaim(owner)
         guard clientCountByOwner[owner] != nil else { return }
         let owned = clients.values.filter { $0.owner == owner }.sorted { $0.id < $1.id }
         logger.debug("\(owner) left the bus: removing \(owned.count) client(s)")
@@ -157,18 +199,21 @@ public final class OrientationService {
         if before.1 != sensorName { names.append("SensorName") }
         if before.2 != sensorKind { names.append("SensorBackend") }
         emitManagerChanged(names)
+        if names.contains("HasSensor"), compat != nil {
+            tree.emitPropertiesChanged(path: SensorProxyFacade.path, interface: SensorProxyFacade.interface, names: ["HasAccelerometer"])
+        }
         if newSensor == nil {
             engine.reset()
             sensorOrientation = .undefined
             publish(orientation: .undefined, tilt: .undefined)
         }
-        if activeClients > 0 { claimSensor() }
+        if sensorWanted { claimSensor() }
     }
 
     /// Re-reads the sensor after the system resumed or its configuration changed: a
     /// fresh start of the same sensor while clients are started.
     public func rearmSensor() {
-        guard activeClients > 0 else { return }
+        guard sensorWanted else { return }
         releaseSensor()
         claimSensor()
     }
@@ -182,6 +227,38 @@ public final class OrientationService {
     }
 
     // MARK: Lock
+
+    /// Setting RotationLocked, after polkit said yes (on the system bus).
+    func requestRotationLocked(_ locked: Bool, _ call: MethodCall) -> MethodCall.Reply {
+        authorizer.authorize(Authorizer.lockAction, for: call.sender, interactive: true) { [weak self] error in
+            if let error { return call.fail(error) }
+            self?.setRotationLocked(locked)
+            call.reply([])
+        }
+        return .later
+    }
+
+    // MARK: Compatibility claims
+
+    func requestCompatClaim(_ call: MethodCall) -> MethodCall.Reply {
+        authorizer.authorize(Authorizer.compatClaimAction, for: call.sender) { [weak self] error in
+            if let error { return call.fail(error) }
+            guard let self, let compat = self.compat else { return call.fail(.failed("the service is stopping")) }
+            let wasWanted = self.sensorWanted
+            if compat.addClaim(call.sender) {
+                self.logger.debug("\(call.sender) claimed the accelerometer (net.hadess.SensorProxy)")
+                if !wasWanted { self.claimSensor() }
+            }
+            call.reply([])
+        }
+        return .later
+    }
+
+    func releaseCompatClaim(_ owner: String) {
+        guard let compat, compat.removeClaim(owner) else { return }
+        logger.debug("\(owner) released the accelerometer (net.hadess.SensorProxy)")
+        if !sensorWanted { releaseSensor() }
+    }
 
     func setRotationLocked(_ locked: Bool) {
         guard locked != rotationLocked else { return }
@@ -216,7 +293,7 @@ public final class OrientationService {
     }
 
     private func sensorSample(_ sample: Sample) {
-        guard activeClients > 0 else { return }
+        guard sensorWanted else { return }
         if engine.feed(sample) { applyEngineState() }
     }
 
@@ -247,6 +324,13 @@ public final class OrientationService {
             names.append("Tilt")
         }
         emitManagerChanged(names)
+        if let compat, !names.isEmpty {
+            let compatNames = names.map { $0 == "Orientation" ? "AccelerometerOrientation" : "AccelerometerTilt" }
+            for claimer in compat.claimers.sorted() {
+                tree.emitPropertiesChanged(path: SensorProxyFacade.path, interface: SensorProxyFacade.interface,
+                                           names: compatNames, destination: claimer)
+            }
+        }
         updateStartedClients()
     }
 

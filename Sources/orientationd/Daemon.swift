@@ -66,18 +66,27 @@ struct Daemon {
             }
         }
 
-        let service = OrientationService(connection: connection, sensor: sensor, tunables: configuration.tunables, logger: logger)
+        let authorizer = Authorizer(connection: connection, mode: options.usesPolkit ? .polkit : .allowAll, logger: logger)
+        let service = OrientationService(connection: connection, sensor: sensor, tunables: configuration.tunables,
+                                         authorizer: authorizer, sensorProxyCompat: options.sensorProxyCompat, logger: logger)
         do {
             try service.export()
-            switch try connection.requestName(BusNames.service) {
-            case .primaryOwner, .alreadyOwner: break
-            case .exists, .inQueue:
-                logger.error("\(BusNames.service) is already owned on the \(options.bus): is another orientationd running?")
+        } catch {
+            logger.error("cannot export the service on the \(options.bus): \(error.message)")
+            return 1
+        }
+        for name in service.busNames {
+            do {
+                switch try connection.requestName(name) {
+                case .primaryOwner, .alreadyOwner: break
+                case .exists, .inQueue:
+                    logger.error("\(name) is already owned on the \(options.bus): is another orientationd (or iio-sensor-proxy) running?")
+                    return 1
+                }
+            } catch {
+                logger.error("cannot own \(name) on the \(options.bus): \(error.message)")
                 return 1
             }
-        } catch {
-            logger.error("cannot publish \(BusNames.service) on the \(options.bus): \(error.message)")
-            return 1
         }
         var lostBus = false
         connection.onDisconnect = {

@@ -10,6 +10,9 @@ struct DaemonOptions {
     var bus: Connection.Bus = .system
     var sensor: SensorChoice?
     var configPath: String?
+    /// nil: polkit on the system bus only.
+    var polkit: Bool?
+    var sensorProxyCompat = false
     var busIntrospect = false
     var verbose = false
     var help = false
@@ -42,6 +45,19 @@ struct DaemonOptions {
                               file stops the daemon at start; SIGHUP reloads it and
                               keeps the previous configuration if the new one is
                               invalid.
+          --no-polkit         Do not ask polkit: allow every caller to start clients and
+                              to set RotationLocked (systems without polkit). On the
+                              system bus polkit is asked by default, for the actions
+                              org.orientationd.Orientation1.claim (Start),
+                              org.orientationd.Orientation1.lock (RotationLocked) and
+                              net.hadess.SensorProxy.claim-sensor (ClaimAccelerometer).
+          --polkit            Ask polkit on other buses too (testing a bus that is not
+                              the system bus).
+          --sensor-proxy-compat
+                              Also own net.hadess.SensorProxy and serve iio-sensor-
+                              proxy's interface from the same sensor and engine, so
+                              that its clients (GNOME, KDE, phosh, monitor-sensor)
+                              keep working.
           --bus-introspect    Print the exported interfaces as introspection XML with
                               their documentation, and exit.
           -v, --verbose       Log every client and sensor event to standard error.
@@ -85,6 +101,9 @@ struct DaemonOptions {
                 guard !path.isEmpty else { throw UsageError(message: "option --config needs a path") }
                 options.configPath = path
             case "--bus-introspect": options.busIntrospect = true
+            case "--no-polkit": options.polkit = false
+            case "--polkit": options.polkit = true
+            case "--sensor-proxy-compat": options.sensorProxyCompat = true
             case "-v", "--verbose": options.verbose = true
             case "-h", "--help": options.help = true
             case "--version": options.version = true
@@ -107,5 +126,7 @@ struct DaemonOptions {
     }
 
     /// The sensor to use when none was chosen.
+    var usesPolkit: Bool { polkit ?? (bus == .system) }
+
     var effectiveSensor: SensorChoice { sensor ?? (bus == .system ? .auto : .simulated) }
 }

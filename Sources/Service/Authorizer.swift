@@ -1,0 +1,80 @@
+import DBus
+import Posix
+
+/// Asks polkit whether a bus peer may do something, without blocking the event loop.
+///
+/// On the system bus the daemon checks `Start` (claim) and setting `RotationLocked`
+/// (lock) with polkit, using the caller's unique bus name as the subject, so polkit
+/// judges the process and session behind the connection. On the session bus, and with
+/// `--no-polkit`, everything is allowed.
+public final class Authorizer {
+    public enum Mode: Sendable, Equatable {
+        /// Allow everything (session bus, tests, systems without polkit).
+        case allowAll
+        /// Ask org.freedesktop.PolicyKit1.
+        case polkit
+    }
+
+    public static let claimAction = "org.orientationd.Orientation1.claim"
+    public static let lockAction = "org.orientationd.Orientation1.lock"
+    public static let compatClaimAction = "net.hadess.SensorProxy.claim-sensor"
+
+    private let connection: Connection
+    private let logger: Logger
+    public let mode: Mode
+
+    public init(connection: Connection, mode: Mode, logger: Logger) {
+        self.connection = connection
+        self.mode = mode
+        self.logger = logger
+    }
+
+    /// Calls `completion` with nil when `sender` may perform `action`, or with the
+    /// error to reply with. With `.allowAll`, before returning.
+    public func authorize(_ action: String, for sender: String, interactive: Bool = false,
+                          completion: @escaping (BusError?) -> Void) {
+        guard mode == .polkit else {
+            completion(nil)
+            return
+        }
+        let subject = Value.structure([
+            .string("system-bus-name"),
+            .dictionary(keySignature: "s", valueSignature: "v", [DictionaryEntry(.string("name"), .variant(.string(sender)))]),
+        ])
+        let message: Message
+        do {
+            message = try Message.methodCall(
+                destination: "org.freedesktop.PolicyKit1", path: "/org/freedesktop/PolicyKit1/Authority",
+                interface: "org.freedesktop.PolicyKit1.Authority", member: "CheckAuthorization",
+                arguments: [subject, .string(action), .dictionary(keySignature: "s", valueSignature: "s", []),
+                            .uint32(interactive ? 1 : 0), .string("")])
+        } catch {
+            completion(BusError(BusNames.notAuthorized, "cannot ask polkit about \(action): \(error.message)"))
+            return
+        }
+        // Interactive checks may wait for a password dialog.
+        connection.callAsync(message, timeoutMs: interactive ? 120_000 : 25_000) { [logger] result in
+            switch result {
+            case .success(let reply):
+                guard case .structure(let fields)? = reply.arguments.first, case .bool(let authorized)? = fields.first else {
+                    logger.warning("polkit gave an unexpected answer for \(action) (\(reply.signature)); refusing")
+                    completion(BusError(BusNames.notAuthorized, "polkit gave an unexpected answer"))
+                    return
+                }
+                if authorized {
+                    completion(nil)
+                } else {
+                    logger.debug("polkit refused \(action) to \(sender)")
+                    completion(BusError(BusNames.notAuthorized, "not authorized for \(action)"))
+                }
+            case .failure(let error):
+                logger.warning("cannot check \(action) with polkit: \(error.message)")
+                let unavailable = error.name == "org.freedesktop.DBus.Error.ServiceUnknown"
+                    || error.name == "org.freedesktop.DBus.Error.NameHasNoOwner"
+                completion(BusError(BusNames.notAuthorized, unavailable
+                    ? "polkit is not available to authorize \(action) (orientationd --no-polkit runs without it)"
+                    : "could not check authorization for \(action): \(error.message)"))
+            }
+        }
+    }
+}
