@@ -9,7 +9,27 @@ endif
 SWIFT ?= swift
 SHELL := /bin/bash
 
-.PHONY: help run test build release score bench clean
+.PHONY: help run test build release score bench clean install uninstall
+
+# make install / make uninstall (scripts/install.sh has the details; DESTDIR stages).
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+SYSCONFDIR ?= /etc
+DBUSPOLICYDIR ?= $(DATADIR)/dbus-1/system.d
+DBUSSYSTEMSERVICEDIR ?= $(DATADIR)/dbus-1/system-services
+DBUSSESSIONSERVICEDIR ?= $(DATADIR)/dbus-1/services
+POLKITACTIONDIR ?= $(DATADIR)/polkit-1/actions
+UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+SYSTEMDSYSTEMUNITDIR ?= $(PREFIX)/lib/systemd/system
+SENSOR_PROXY_COMPAT_FILES ?= auto
+INSTALL_VARS = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" BINDIR="$(BINDIR)" LIBEXECDIR="$(LIBEXECDIR)" \
+	DATADIR="$(DATADIR)" MANDIR="$(MANDIR)" SYSCONFDIR="$(SYSCONFDIR)" DBUSPOLICYDIR="$(DBUSPOLICYDIR)" \
+	DBUSSYSTEMSERVICEDIR="$(DBUSSYSTEMSERVICEDIR)" DBUSSESSIONSERVICEDIR="$(DBUSSESSIONSERVICEDIR)" \
+	POLKITACTIONDIR="$(POLKITACTIONDIR)" UDEVRULESDIR="$(UDEVRULESDIR)" \
+	SYSTEMDSYSTEMUNITDIR="$(SYSTEMDSYSTEMUNITDIR)" SENSOR_PROXY_COMPAT_FILES="$(SENSOR_PROXY_COMPAT_FILES)" SWIFT="$(SWIFT)"
 
 help:
 	@echo "orientationd — targets:"
@@ -23,6 +43,10 @@ help:
 	@echo "  make score    scripts/score.sh: score the orientation engine on the labelled traces"
 	@echo "  make bench    scripts/bench-daemon.sh: start time, idle memory, idle wake-ups, sizes"
 	@echo "  make clean    remove .build"
+	@echo "  make install  release build, then install the daemon, orientationctl, the D-Bus,"
+	@echo "                polkit, udev and systemd files and man pages (PREFIX=/usr/local,"
+	@echo "                DESTDIR=; see README, \"Installing on a real machine\")"
+	@echo "  make uninstall  remove what make install laid down (same PREFIX and DESTDIR)"
 
 run:
 	scripts/prerequisites.sh run
@@ -50,3 +74,9 @@ bench:
 
 clean:
 	rm -rf .build
+
+install:
+	@$(INSTALL_VARS) scripts/install.sh install
+
+uninstall:
+	@$(INSTALL_VARS) scripts/install.sh uninstall

@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# Installs or uninstalls orientationd: `make install` and `make uninstall` run it.
+#
+#   scripts/install.sh install      release build (unless ORIENTATIOND_PREBUILT), then
+#                                   copy the programs and the system files
+#   scripts/install.sh uninstall    remove exactly what install laid down
+#
+# Directories come from the environment (the Makefile passes them; these are its
+# defaults). DESTDIR is prepended to every destination, never to the paths written
+# into the files (staged installs, packaging).
+#
+#   PREFIX                 /usr/local
+#   BINDIR                 $PREFIX/bin               orientationctl
+#   LIBEXECDIR             $PREFIX/libexec           orientationd
+#   DATADIR                $PREFIX/share
+#   MANDIR                 $DATADIR/man              man8/orientationd.8, man1/orientationctl.1
+#   SYSCONFDIR             /etc                      orientationd/orientationd.conf (example,
+#                                                    installed only when absent)
+#   DBUSPOLICYDIR          $DATADIR/dbus-1/system.d
+#   DBUSSYSTEMSERVICEDIR   $DATADIR/dbus-1/system-services
+#   DBUSSESSIONSERVICEDIR  $DATADIR/dbus-1/services
+#   POLKITACTIONDIR        $DATADIR/polkit-1/actions
+#   UDEVRULESDIR           $PREFIX/lib/udev/rules.d
+#   SYSTEMDSYSTEMUNITDIR   $PREFIX/lib/systemd/system
+#
+#   SENSOR_PROXY_COMPAT_FILES  auto (default): install the net.hadess.SensorProxy bus
+#                          policy and polkit action only where iio-sensor-proxy's
+#                          files of the same names are absent; yes: always; no: never.
+#   ORIENTATIOND_PREBUILT  a directory holding already built orientationd and
+#                          orientationctl: no build (the tests use the debug build).
+#   SWIFT                  the swift driver (default: swift).
+set -euo pipefail
+
+usage() {
+    echo "usage: $0 install|uninstall" >&2
+    exit 2
+}
+[[ $# -eq 1 ]] || usage
+action=$1
+[[ $action == install || $action == uninstall ]] || usage
+
+cd "$(dirname "$0")/.."
+repo=$PWD
+
+DESTDIR=${DESTDIR:-}
+PREFIX=${PREFIX:-/usr/local}
+BINDIR=${BINDIR:-$PREFIX/bin}
+LIBEXECDIR=${LIBEXECDIR:-$PREFIX/libexec}
+DATADIR=${DATADIR:-$PREFIX/share}
+MANDIR=${MANDIR:-$DATADIR/man}
+SYSCONFDIR=${SYSCONFDIR:-/etc}
+DBUSPOLICYDIR=${DBUSPOLICYDIR:-$DATADIR/dbus-1/system.d}
+DBUSSYSTEMSERVICEDIR=${DBUSSYSTEMSERVICEDIR:-$DATADIR/dbus-1/system-services}
+DBUSSESSIONSERVICEDIR=${DBUSSESSIONSERVICEDIR:-$DATADIR/dbus-1/services}
+POLKITACTIONDIR=${POLKITACTIONDIR:-$DATADIR/polkit-1/actions}
+UDEVRULESDIR=${UDEVRULESDIR:-$PREFIX/lib/udev/rules.d}
+SYSTEMDSYSTEMUNITDIR=${SYSTEMDSYSTEMUNITDIR:-$PREFIX/lib/systemd/system}
+SENSOR_PROXY_COMPAT_FILES=${SENSOR_PROXY_COMPAT_FILES:-auto}
+SWIFT=${SWIFT:-swift}
+
+case $SENSOR_PROXY_COMPAT_FILES in
+    auto | yes | no) ;;
+    *) echo "install: SENSOR_PROXY_COMPAT_FILES must be auto, yes or no" >&2; exit 2 ;;
+esac
+for variable in PREFIX BINDIR LIBEXECDIR DATADIR MANDIR SYSCONFDIR DBUSPOLICYDIR DBUSSYSTEMSERVICEDIR \
+    DBUSSESSIONSERVICEDIR POLKITACTIONDIR UDEVRULESDIR SYSTEMDSYSTEMUNITDIR; do
+    if [[ ${!variable} != /* ]]; then
+        echo "install: $variable must be an absolute path (it is '${!variable}')" >&2
+        exit 2
+    fi
+done
+
+config=$SYSCONFDIR/orientationd/orientationd.conf
+
+# Files whose content is substituted: @libexecdir@ becomes the daemon's directory.
+substituted=(
+    "systemd/orientationd.service|$SYSTEMDSYSTEMUNITDIR/orientationd.service"
+    "dbus/system-services/org.orientationd.Orientation1.service|$DBUSSYSTEMSERVICEDIR/org.orientationd.Orientation1.service"
+    "dbus/session-services/org.orientationd.Orientation1.service|$DBUSSESSIONSERVICEDIR/org.orientationd.Orientation1.service"
+)
+# Files copied as they are (source|destination).
+copied=(
+    "dbus/org.orientationd.Orientation1.conf|$DBUSPOLICYDIR/org.orientationd.Orientation1.conf"
+    "polkit/org.orientationd.Orientation1.policy|$POLKITACTIONDIR/org.orientationd.Orientation1.policy"
+    "udev/80-orientationd.rules|$UDEVRULESDIR/80-orientationd.rules"
+    "man/orientationd.8|$MANDIR/man8/orientationd.8"
+    "man/orientationctl.1|$MANDIR/man1/orientationctl.1"
+)
+# The iio-sensor-proxy compatibility files: iio-sensor-proxy ships files of the same
+# names (its bus policy in /etc/dbus-1/system.d before 3.1, in the data directory
+# since). source|destination|other places where iio-sensor-proxy's copy may be.
+compat=(
+    "dbus/net.hadess.SensorProxy.conf|$DBUSPOLICYDIR/net.hadess.SensorProxy.conf|$SYSCONFDIR/dbus-1/system.d/net.hadess.SensorProxy.conf /etc/dbus-1/system.d/net.hadess.SensorProxy.conf /usr/share/dbus-1/system.d/net.hadess.SensorProxy.conf"
+    "polkit/net.hadess.SensorProxy.policy|$POLKITACTIONDIR/net.hadess.SensorProxy.policy|/usr/share/polkit-1/actions/net.hadess.SensorProxy.policy"
+)
+
+say() { echo "  $*"; }
+
+# Whether a file at DESTDIR+path exists and is not our copy of `source`.
+foreign() {
+    local source=$1 path=$DESTDIR$2
+    [[ -e $path ]] && ! cmp -s "$repo/$source" "$path"
+}
+
+install_programs() {
+    local bin
+    if [[ -n ${ORIENTATIOND_PREBUILT:-} ]]; then
+        bin=$ORIENTATIOND_PREBUILT
+        say "using the binaries in $bin (ORIENTATIOND_PREBUILT)"
+    else
+        local flags=(-c release -Xswiftc -static-stdlib)
+        "$SWIFT" build "${flags[@]}" --product orientationd
+        "$SWIFT" build "${flags[@]}" --product orientationctl
+        bin=$("$SWIFT" build "${flags[@]}" --show-bin-path)
+    fi
+    for program in orientationd orientationctl; do
+        [[ -x $bin/$program ]] || { echo "install: $bin/$program is missing" >&2; exit 1; }
+    done
+    install -D -m 0755 "$bin/orientationd" "$DESTDIR$LIBEXECDIR/orientationd"
+    say "$LIBEXECDIR/orientationd"
+    install -D -m 0755 "$bin/orientationctl" "$DESTDIR$BINDIR/orientationctl"
+    say "$BINDIR/orientationctl"
+}
+
+do_install() {
+    echo "install: into ${DESTDIR:-/} with PREFIX=$PREFIX"
+    install_programs
+    local entry source destination others
+    for entry in "${copied[@]}"; do
+        source=${entry%%|*} destination=${entry#*|}
+        install -D -m 0644 "$source" "$DESTDIR$destination"
+        say "$destination"
+    done
+    for entry in "${substituted[@]}"; do
+        source=${entry%%|*} destination=${entry#*|}
+        install -d -m 0755 "$DESTDIR$(dirname "$destination")"
+        sed "s|@libexecdir@|$LIBEXECDIR|g" "$source" > "$DESTDIR$destination.tmp"
+        chmod 0644 "$DESTDIR$destination.tmp"
+        mv -f "$DESTDIR$destination.tmp" "$DESTDIR$destination"
+        say "$destination"
+    done
+    for entry in "${compat[@]}"; do
+        IFS='|' read -r source destination others <<<"$entry"
+        if [[ $SENSOR_PROXY_COMPAT_FILES == no ]]; then
+            say "skipped $destination (SENSOR_PROXY_COMPAT_FILES=no)"
+            continue
+        fi
+        if [[ $SENSOR_PROXY_COMPAT_FILES == auto ]]; then
+            local theirs=""
+            for other in $destination $others; do
+                if foreign "$source" "$other"; then theirs=$other; break; fi
+            done
+            if [[ -n $theirs ]]; then
+                say "skipped $destination: iio-sensor-proxy's $theirs is there and serves the facade too"
+                continue
+            fi
+        fi
+        install -D -m 0644 "$source" "$DESTDIR$destination"
+        say "$destination"
+    done
+    if [[ -e $DESTDIR$config ]]; then
+        say "kept the existing $config"
+    else
+        install -D -m 0644 conf/orientationd.conf "$DESTDIR$config"
+        say "$config (example: every setting commented out)"
+    fi
+    if [[ $DATADIR != /usr/share ]]; then
+        echo "install: note: polkitd reads actions only from /usr/share/polkit-1/actions, and the"
+        echo "install: system bus reads policies from /usr/share/dbus-1/system.d and /etc/dbus-1/system.d:"
+        echo "install: with DATADIR=$DATADIR use PREFIX=/usr, or POLKITACTIONDIR=/usr/share/polkit-1/actions"
+        echo "install: DBUSPOLICYDIR=/etc/dbus-1/system.d (see README, \"Installing on a real machine\")."
+    fi
+    if [[ -z $DESTDIR ]]; then
+        echo "install: done. Next: systemctl daemon-reload; udevadm control --reload; udevadm trigger"
+    fi
+}
+
+do_uninstall() {
+    echo "uninstall: from ${DESTDIR:-/} with PREFIX=$PREFIX"
+    local entry source destination others path
+    for path in "$LIBEXECDIR/orientationd" "$BINDIR/orientationctl"; do
+        rm -f "$DESTDIR$path" && say "removed $path"
+    done
+    for entry in "${copied[@]}" "${substituted[@]}"; do
+        destination=${entry#*|}
+        rm -f "$DESTDIR$destination" && say "removed $destination"
+    done
+    for entry in "${compat[@]}"; do
+        IFS='|' read -r source destination others <<<"$entry"
+        if [[ -e $DESTDIR$destination ]]; then
+            if foreign "$source" "$destination"; then
+                say "kept $destination: it is not orientationd's (iio-sensor-proxy's?)"
+            else
+                rm -f "$DESTDIR$destination" && say "removed $destination"
+            fi
+        fi
+    done
+    if [[ -e $DESTDIR$config ]]; then
+        if cmp -s conf/orientationd.conf "$DESTDIR$config"; then
+            rm -f "$DESTDIR$config" && say "removed $config"
+        else
+            say "kept $config: it was changed"
+        fi
+    fi
+    rmdir "$DESTDIR$SYSCONFDIR/orientationd" 2>/dev/null || true
+}
+
+case $action in
+    install) do_install ;;
+    uninstall) do_uninstall ;;
+esac
