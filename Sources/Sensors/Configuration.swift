@@ -17,6 +17,9 @@ import Posix
 ///     # An IIO buffer that delivers no usable frame this long after it is enabled is
 ///     # replaced by polling the same device, 100–60000 ms (default 2000).
 ///     BufferSilenceMs=2000
+///     # Opt-in: while an evdev switch reports SW_TABLET_MODE = 0 (a convertible used
+///     # as a laptop), the orientation does not change (default false).
+///     LaptopModeSuppression=false
 ///
 ///     [Sensor accel_3d]
 ///     # Per-sensor section: the word after "Sensor" is a shell pattern matched against
@@ -32,6 +35,7 @@ public struct Configuration: Sendable, Equatable {
     public var tunables = EngineTunables.default
     public var pollIntervalMs = 100
     public var bufferSilenceMs = 2000
+    public var laptopModeSuppression = false
     public var sensorRules: [SensorRule] = []
 
     public init() {}
@@ -122,8 +126,14 @@ public struct Configuration: Sendable, Equatable {
                         return fail(key, "\"\(printable(value))\" is not a whole number of milliseconds in 100…60000")
                     }
                     configuration.bufferSilenceMs = Int(number)
+                case "LaptopModeSuppression":
+                    switch value.lowercased() {
+                    case "true", "yes", "1": configuration.laptopModeSuppression = true
+                    case "false", "no", "0": configuration.laptopModeSuppression = false
+                    default: return fail(key, "\"\(printable(value))\" is not a boolean (true or false)")
+                    }
                 default:
-                    return fail(key, "unknown key in [Sensor] (known keys: PollIntervalMs, BufferSilenceMs)")
+                    return fail(key, "unknown key in [Sensor] (known keys: PollIntervalMs, BufferSilenceMs, LaptopModeSuppression)")
                 }
             case .device(let index):
                 sectionKey = "Sensor \(configuration.sensorRules[index].pattern)." + key

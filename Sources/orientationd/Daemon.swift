@@ -44,6 +44,10 @@ struct Daemon {
             return 1
         }
 
+        // Opt-in laptop-mode suppression wraps whatever sensor is in use.
+        let suppression = Suppression(loop: loop, logger: logger)
+        suppression.configure(enabled: configuration.laptopModeSuppression)
+
         let sensor: SensorBackend?
         var monitor: SensorMonitor?
         switch options.effectiveSensor {
@@ -67,7 +71,8 @@ struct Daemon {
         }
 
         let authorizer = Authorizer(connection: connection, mode: options.usesPolkit ? .polkit : .allowAll, logger: logger)
-        let service = OrientationService(connection: connection, sensor: sensor, tunables: configuration.tunables,
+        let baseSensor = sensor
+        let service = OrientationService(connection: connection, sensor: suppression.wrap(sensor), tunables: configuration.tunables,
                                          authorizer: authorizer, sensorProxyCompat: options.sensorProxyCompat, logger: logger)
         do {
             try service.export()
@@ -94,7 +99,7 @@ struct Daemon {
             lostBus = true
             loop.quit(1)
         }
-        monitor?.onChange = { [weak service] sensor in service?.replaceSensor(sensor) }
+        monitor?.onChange = { [weak service] sensor in service?.replaceSensor(suppression.wrap(sensor)) }
         reloader.reload = { [weak service, weak monitor] in
             switch Configuration.load(path: configPath, optional: options.configPath == nil) {
             case .failure(let error):
@@ -103,9 +108,12 @@ struct Daemon {
                 logger.info("SIGHUP: configuration reloaded from \(configPath)")
                 configuration = loaded
                 service?.setTunables(loaded.tunables)
+                let suppressionChanged = suppression.configure(enabled: loaded.laptopModeSuppression)
                 if let monitor {
                     monitor.settings = { loaded.settings(for: $0) }
                     monitor.reload()
+                } else if suppressionChanged {
+                    service?.replaceSensor(suppression.wrap(baseSensor))
                 }
             }
         }
@@ -114,7 +122,7 @@ struct Daemon {
 
         let code = loop.run()
         if !lostBus { connection.flush() }
-        withExtendedLifetime((service, monitor)) {}
+        withExtendedLifetime((service, monitor, suppression)) {}
         return code
     }
 }
@@ -123,4 +131,32 @@ struct Daemon {
 /// first).
 final class Reloader {
     var reload: () -> Void = {}
+}
+
+/// The tablet-mode switch, while laptop-mode suppression is enabled.
+final class Suppression {
+    private let loop: EventLoop
+    private let logger: Logger
+    private var tabletSwitch: TabletModeSwitch?
+    private var enabled = false
+
+    init(loop: EventLoop, logger: Logger) {
+        self.loop = loop
+        self.logger = logger
+    }
+
+    /// Enables or disables suppression; returns whether that changed anything.
+    @discardableResult
+    func configure(enabled: Bool) -> Bool {
+        guard enabled != self.enabled else { return false }
+        self.enabled = enabled
+        tabletSwitch = enabled ? TabletModeSwitch.find(loop: loop, logger: logger) : nil
+        if enabled, tabletSwitch == nil { logger.info("laptop-mode suppression: no SW_TABLET_MODE switch found") }
+        return true
+    }
+
+    func wrap(_ sensor: SensorBackend?) -> SensorBackend? {
+        guard let sensor, let tabletSwitch else { return sensor }
+        return SuppressibleSensor(sensor, tabletSwitch: tabletSwitch)
+    }
 }

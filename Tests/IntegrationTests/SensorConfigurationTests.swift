@@ -70,3 +70,45 @@ import Testing
         #expect(try peer.managerProperty("Orientation") == .string("bottom-up"))
     }
 }
+
+/// Opt-in laptop-mode suppression: SW_TABLET_MODE = 0 freezes the orientation.
+@Suite struct SensorLaptopModeTests {
+    static let switchNode = "/dev/input/event5"
+
+    @Test func laptopModeHoldsTheOrientation() throws {
+        let fixture = try SensorDaemonFixture()
+        let path = fixture.bus.directory + "/orientationd.conf"
+        try "[Sensor]\nLaptopModeSuppression=true\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try fixture.testbed.add("P: /devices/platform/tablet/input/input5\nE: SUBSYSTEM=input\nA: name=Tablet Switch\nA: capabilities/sw=2\n")
+        try fixture.testbed.add("P: /devices/platform/tablet/input/input5/event5\nN: input/event5\nE: SUBSYSTEM=input\nE: DEVNAME=/dev/input/event5\n")
+        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
+        let peer = try fixture.start(extraArguments: ["--config", path])
+        #expect(fixture.stderr.contains("laptop-mode suppression: watching Tablet Switch (event5)"), "stderr:\n\(fixture.stderr)")
+        _ = try SensorPollTests.startClient(peer)
+        #expect(try peer.managerProperty("Orientation") == .string("normal"))
+
+        // Folded into a laptop: turning it changes nothing.
+        try fixture.testbed.writeNode(Self.switchNode, FakeDevice.inputEvent(5, 1, 0) + FakeDevice.inputEvent(0, 0, 0))
+        #expect(fixture.logContains("Tablet Switch (event5): laptop mode"), "stderr:\n\(fixture.stderr)")
+        try SensorPollTests.setRaw(fixture, FakeDevice.syspath(0), FakeDevice.raw("left-up"))
+        peer.waitUntil(seconds: 1) { false }
+        #expect(try peer.managerProperty("Orientation") == .string("normal"))
+
+        // A tablet again: the orientation follows.
+        try fixture.testbed.writeNode(Self.switchNode, FakeDevice.inputEvent(5, 1, 1) + FakeDevice.inputEvent(0, 0, 0))
+        #expect(SensorPollTests.waitForOrientation(peer, "left-up"), "stderr:\n\(fixture.stderr)")
+    }
+
+    @Test func suppressionIsOffByDefault() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add("P: /devices/platform/tablet/input/input5\nE: SUBSYSTEM=input\nA: name=Tablet Switch\nA: capabilities/sw=2\n")
+        try fixture.testbed.add("P: /devices/platform/tablet/input/input5/event5\nN: input/event5\nE: SUBSYSTEM=input\nE: DEVNAME=/dev/input/event5\n")
+        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
+        let peer = try fixture.start()
+        _ = try SensorPollTests.startClient(peer)
+        try fixture.testbed.writeNode(Self.switchNode, FakeDevice.inputEvent(5, 1, 0) + FakeDevice.inputEvent(0, 0, 0))
+        try SensorPollTests.setRaw(fixture, FakeDevice.syspath(0), FakeDevice.raw("left-up"))
+        #expect(SensorPollTests.waitForOrientation(peer, "left-up"), "stderr:\n\(fixture.stderr)")
+        #expect(!fixture.stderr.contains("laptop-mode suppression"))
+    }
+}

@@ -16,6 +16,7 @@ import Testing
             [Sensor]
             PollIntervalMs=50
             BufferSilenceMs=500
+            LaptopModeSuppression=true
 
             [Sensor accel_*]
             MountMatrix=0, 1, 0; -1, 0, 0; 0, 0, 1
@@ -24,7 +25,9 @@ import Testing
             """
         let config = try Configuration.parse(text).get()
         #expect(config.tunables.orientationSettleMs == 150)
-        #expect(config.pollIntervalMs == 50 && config.bufferSilenceMs == 500)
+        #expect(config.pollIntervalMs == 50 && config.bufferSilenceMs == 500 && config.laptopModeSuppression)
+        #expect(!Configuration().laptopModeSuppression)
+        #expect(TabletModeSwitch.hasTabletModeBit("2") && TabletModeSwitch.hasTabletModeBit("1 3") && !TabletModeSwitch.hasTabletModeBit("1"))
         let settings = config.settings(for: device)
         #expect(settings.pollIntervalMs == 50)
         #expect(settings.mountMatrixOverride?.rows[0] == [0, 1, 0])
@@ -47,6 +50,7 @@ import Testing
         ("[Sensor]\nPollIntervalMs=1.5\n", 2, "PollIntervalMs"),
         ("[Sensor]\nBufferSilenceMs=\n", 2, "BufferSilenceMs"),
         ("[Sensor]\nFoo=1\n", 2, "Foo"),
+        ("[Sensor]\nLaptopModeSuppression=maybe\n", 2, "LaptopModeSuppression"),
         ("\n\n[Sensor x]\nMountMatrix=1,0;0,1\n", 4, "MountMatrix"),
         ("[Sensor x]\nColour=blue\n", 2, "Colour"),
         ("PollIntervalMs=100\n", 1, "PollIntervalMs"),
