@@ -1,4 +1,3 @@
-import CLinux
 import Glibc
 import OrientationEngine
 import Posix
