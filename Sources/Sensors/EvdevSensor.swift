@@ -155,20 +155,25 @@ public final class EvdevSensor: SensorBackend {
         }
         node = fd
         // The current axis values, for a reading before Start returns.
+        if let values = currentAxes(fd) {
+            assembler.axes = values
+            latest = sample(values)
+        }
+        drain()
+    }
+
+    /// The axes' current values (EVIOCGABS), nil when the device does not say.
+    private func currentAxes(_ fd: FileDescriptor) -> [Int32]? {
         var values: [Int32] = []
         for axis in 0..<3 {
             var info = input_absinfo()
             let ok = withUnsafeMutableBytes(of: &info) { raw in
                 (try? fd.ioctl(UInt(clinux_eviocgabs(UInt32(axis))), raw.baseAddress!)) != nil
             }
-            guard ok else { break }
+            guard ok else { return nil }
             values.append(info.value)
         }
-        if values.count == 3 {
-            assembler.axes = values
-            latest = sample(values)
-        }
-        drain()
+        return values
     }
 
     public func stop() {
@@ -211,7 +216,8 @@ public final class EvdevSensor: SensorBackend {
                             handler?(sample)
                         }
                     case .dropped?:
-                        environment.logger.debug("\(name): events dropped by the kernel (SYN_DROPPED): waiting for the next report")
+                        environment.logger.debug("\(name): events dropped by the kernel (SYN_DROPPED): resynchronising")
+                        if let values = currentAxes(node) { assembler.axes = values }
                     case nil:
                         break
                     }
