@@ -125,7 +125,9 @@ import Testing
         let unit = unitDirectory + "/orientationd.service"
         try installed.replacingOccurrences(of: "=/usr/libexec/orientationd", with: "=\(destdir)/usr/libexec/orientationd")
             .write(toFile: unit, atomically: true, encoding: .utf8)
-        let verify = try ExternalCommand.run("/usr/bin/systemd-analyze", ["verify", unit], directory: work,
+        // Documentation=man:… is checked with man(1) when it is installed (man-db).
+        let checkMan = FileManager.default.isExecutableFile(atPath: "/usr/bin/man")
+        let verify = try ExternalCommand.run("/usr/bin/systemd-analyze", ["verify", checkMan ? "--man=yes" : "--man=no", unit], directory: work,
                                              environment: ["MANPATH": destdir + "/usr/share/man"])
         #expect(verify.status == 0 && verify.stderr.isEmpty, "systemd-analyze verify:\n\(verify.output)")
 
