@@ -1,0 +1,30 @@
+import DBus
+import Foundation
+import Testing
+
+/// logind's PrepareForSleep(false) re-arms the sensor in use.
+@Suite struct ResumeTests {
+    @Test func resumeRearmsTheSensorWhileAClientIsStarted() throws {
+        let fixture = try DaemonFixture()
+        let peer = try fixture.peer()
+        fixture.hold(.normal, durationMs: 200)
+        #expect(fixture.drained())
+        let client = try peer.createClient()
+        try peer.call(client, Peer.clientInterface, "Start")
+        // A stand-in for logind announces the end of a suspend.
+        let logind = try Peer(bus: fixture.bus, watchManager: false)
+        _ = try logind.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "RequestName",
+                            [.string("org.freedesktop.login1"), .uint32(4)], destination: "org.freedesktop.DBus")
+        // Samples the engine has not seen yet: they become the fresh reading at re-arm.
+        logind.connection.send(try Message.signal(path: "/org/freedesktop/login1", interface: "org.freedesktop.login1.Manager",
+                                                  member: "PrepareForSleep", arguments: [.bool(true)]))
+        logind.connection.send(try Message.signal(path: "/org/freedesktop/login1", interface: "org.freedesktop.login1.Manager",
+                                                  member: "PrepareForSleep", arguments: [.bool(false)]))
+        logind.connection.flush()
+        #expect(waitForStderr(fixture, containing: "resumed from sleep: re-arming the sensor"))
+        #expect(fixture.daemon.stderr.components(separatedBy: "re-arming").count == 2, "PrepareForSleep(true) must not re-arm")
+        // Still serving, client still started.
+        #expect(try peer.managerProperty("ActiveClients") == .uint32(1))
+        #expect(try peer.managerProperty("Orientation") == .string("normal"))
+    }
+}
