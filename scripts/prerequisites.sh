@@ -34,6 +34,9 @@ test_extra=(
     umockdev libumockdev-dev gir1.2-umockdev-1.0
     python3 python3-gi python3-dbus
     libglib2.0-bin
+    # polkitd stand-in for the authorization tests; monitor-sensor, iio-sensor-proxy's
+    # own client, for the compatibility facade.
+    python3-dbusmock iio-sensor-proxy
 )
 # Benchmarks: the start-up timer listens for NameOwnerChanged from Debian's python3.
 bench_extra=(python3 python3-gi python3-dbus)
