@@ -82,9 +82,6 @@ enum MonitorCommand {
             Output.error(describe(error, bus: options.bus))
             return 1
         }
-        // Signals that arrived while Start was answered describe the state printed
-        // now: take them in before listening, so the first line is not repeated.
-        client.connection.dispatchQueued()
         let printer = Printer(json: options.json)
         printer.state("state", client.state)
         client.onEvent = { event in printer.event(event) }
@@ -94,10 +91,18 @@ enum MonitorCommand {
     }
 
     /// Formats events as text or JSON lines.
-    struct Printer {
-        var json: Bool
+    ///
+    /// The signals sent while Start was being answered arrive after the state that
+    /// already includes them has been printed: events that only repeat the printed
+    /// state are left out, so every line says something new.
+    final class Printer {
+        let json: Bool
+        private var shown = OrientationClient.State()
+
+        init(json: Bool) { self.json = json }
 
         func state(_ kind: String, _ s: OrientationClient.State) {
+            shown = s
             if json {
                 Output.line(Output.json([("time", Output.epochSeconds()), ("event", Output.quote(kind)),
                                          ("device", Output.quote(s.deviceOrientation.rawValue)),
@@ -113,6 +118,9 @@ enum MonitorCommand {
         func event(_ event: OrientationClient.Event) {
             switch event {
             case .willChange(let from, let to, let rotation):
+                // A will-change announces a different interface orientation or content
+                // rotation; one that leads to what is shown already was announced before.
+                if to == shown.interfaceOrientation && rotation == shown.contentRotation { return }
                 if json {
                     Output.line(Output.json([("time", Output.epochSeconds()), ("event", "\"will-change\""),
                                              ("from", Output.quote(from.rawValue)), ("to", Output.quote(to.rawValue)),
@@ -121,7 +129,7 @@ enum MonitorCommand {
                     Output.line("\(Output.clock()) will-change: interface \(from.rawValue) -> \(to.rawValue), content rotation \(rotation)")
                 }
             case .changed(let s):
-                state("changed", s)
+                if s != shown { state("changed", s) }
             case .tiltChanged(let tilt):
                 if json {
                     Output.line(Output.json([("time", Output.epochSeconds()), ("event", "\"tilt\""), ("tilt", Output.quote(tilt.rawValue))]))
