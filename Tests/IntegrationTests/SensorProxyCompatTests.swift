@@ -139,4 +139,34 @@ import Testing
         fixture.hold(.leftUp, durationMs: 1500)
         #expect(waitUntil(seconds: 15) { output().contains("Accelerometer orientation changed: left-up") }, "monitor-sensor printed:\n\(output())")
     }
+
+    /// The facade over a real (umockdev) IIO accelerometer, as the sensor tests set it
+    /// up, with monitor-sensor as the client: same sensor, same engine, same values.
+    @Test func monitorSensorOverAnIIODeviceUnderUmockdev() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
+        let peer = try fixture.start(extraArguments: ["--sensor-proxy-compat"])
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = fixture.bus.address
+        let out = fixture.bus.directory + "/monitor-sensor-iio.out"
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
+        let monitor = Process()
+        monitor.executableURL = URL(fileURLWithPath: "/usr/bin/monitor-sensor")
+        monitor.environment = environment
+        monitor.standardOutput = FileHandle(forWritingAtPath: out)
+        monitor.standardError = FileHandle(forWritingAtPath: out)
+        try monitor.run()
+        defer {
+            kill(monitor.processIdentifier, SIGKILL)
+            monitor.waitUntilExit()
+        }
+        func output() -> String { (try? String(contentsOfFile: out, encoding: .utf8)) ?? "" }
+        #expect(waitUntil(seconds: 15) { output().contains("Accelerometer orientation changed: normal") }, "monitor-sensor printed:\n\(output())")
+        try fixture.testbed.setAttribute(FakeDevice.syspath(0), "in_accel_x_raw", String(FakeDevice.raw("left-up").0))
+        try fixture.testbed.setAttribute(FakeDevice.syspath(0), "in_accel_y_raw", String(FakeDevice.raw("left-up").1))
+        try fixture.testbed.setAttribute(FakeDevice.syspath(0), "in_accel_z_raw", String(FakeDevice.raw("left-up").2))
+        #expect(waitUntil(seconds: 15) { output().contains("Accelerometer orientation changed: left-up") }, "monitor-sensor printed:\n\(output())")
+        // The native API reports the same.
+        #expect(try peer.managerProperty("Orientation") == .string("left-up"))
+    }
 }
