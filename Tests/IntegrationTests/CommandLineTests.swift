@@ -96,6 +96,8 @@ import Testing
         let monitor = try ChildProcess(product: "orientationctl", arguments: ["--address", fixture.bus.address, "monitor", "--json"],
                                        directory: fixture.bus.directory)
         #expect(peer.waitUntil { (try? peer.managerProperty("ActiveClients")) == .uint32(1) })
+        // Rotate only once the monitor has shown its first state.
+        #expect(waitUntil(seconds: 10) { monitor.stdout.contains("\"event\": \"state\"") })
         fixture.hold(.leftUp, durationMs: 1500)
         #expect(waitUntil(seconds: 10) { monitor.stdout.contains("\"device\": \"left-up\"") })
         monitor.signal(SIGINT)
