@@ -116,21 +116,8 @@ import Testing
         let peer = try fixture.peer()
         fixture.hold(.normal, durationMs: 300)
         #expect(fixture.drained())
-        var environment = ProcessInfo.processInfo.environment
-        environment["DBUS_SYSTEM_BUS_ADDRESS"] = fixture.bus.address
-        let out = fixture.bus.directory + "/monitor-sensor.out"
-        _ = FileManager.default.createFile(atPath: out, contents: nil)
-        let monitor = Process()
-        monitor.executableURL = URL(fileURLWithPath: "/usr/bin/monitor-sensor")
-        monitor.environment = environment
-        monitor.standardOutput = FileHandle(forWritingAtPath: out)
-        monitor.standardError = FileHandle(forWritingAtPath: out)
-        try monitor.run()
-        defer {
-            kill(monitor.processIdentifier, SIGKILL)
-            monitor.waitUntilExit()
-        }
-        func output() -> String { (try? String(contentsOfFile: out, encoding: .utf8)) ?? "" }
+        let monitor = try MonitorSensor(bus: fixture.bus)
+        let output = monitor.output
         // It reads the properties, claims, and gets the fresh reading as a change.
         #expect(waitUntil(seconds: 15) { output().contains("=== Has accelerometer") }, "monitor-sensor printed:\n\(output())")
         #expect(waitUntil(seconds: 15) { output().contains("Accelerometer orientation changed: normal") }, "monitor-sensor printed:\n\(output())")
@@ -146,21 +133,8 @@ import Testing
         let fixture = try SensorDaemonFixture()
         try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
         let peer = try fixture.start(extraArguments: ["--sensor-proxy-compat"])
-        var environment = ProcessInfo.processInfo.environment
-        environment["DBUS_SYSTEM_BUS_ADDRESS"] = fixture.bus.address
-        let out = fixture.bus.directory + "/monitor-sensor-iio.out"
-        _ = FileManager.default.createFile(atPath: out, contents: nil)
-        let monitor = Process()
-        monitor.executableURL = URL(fileURLWithPath: "/usr/bin/monitor-sensor")
-        monitor.environment = environment
-        monitor.standardOutput = FileHandle(forWritingAtPath: out)
-        monitor.standardError = FileHandle(forWritingAtPath: out)
-        try monitor.run()
-        defer {
-            kill(monitor.processIdentifier, SIGKILL)
-            monitor.waitUntilExit()
-        }
-        func output() -> String { (try? String(contentsOfFile: out, encoding: .utf8)) ?? "" }
+        let monitor = try MonitorSensor(bus: fixture.bus)
+        let output = monitor.output
         #expect(waitUntil(seconds: 15) { output().contains("Accelerometer orientation changed: normal") }, "monitor-sensor printed:\n\(output())")
         try fixture.testbed.setAttribute(FakeDevice.syspath(0), "in_accel_x_raw", String(FakeDevice.raw("left-up").0))
         try fixture.testbed.setAttribute(FakeDevice.syspath(0), "in_accel_y_raw", String(FakeDevice.raw("left-up").1))
@@ -169,4 +143,31 @@ import Testing
         // The native API reports the same.
         #expect(try peer.managerProperty("Orientation") == .string("left-up"))
     }
+}
+
+/// Debian's monitor-sensor (iio-sensor-proxy's client) with "the system bus" pointed at
+/// a test bus; killed when released.
+final class MonitorSensor {
+    private let process = Process()
+    private let outputPath: String
+
+    init(bus: TestBus) throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
+        outputPath = bus.directory + "/monitor-sensor-\(UUID().uuidString.prefix(8)).out"
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/monitor-sensor")
+        process.environment = environment
+        process.standardOutput = FileHandle(forWritingAtPath: outputPath)
+        process.standardError = FileHandle(forWritingAtPath: outputPath)
+        try process.run()
+    }
+
+    deinit {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Everything it printed so far.
+    func output() -> String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
 }
