@@ -67,6 +67,36 @@ public final class FileDescriptor {
 
     public func writeAll(_ string: String) throws(Errno) { try writeAll(Array(string.utf8)) }
 
+    /// How `drain` stopped.
+    public enum DrainEnd: Equatable, Sendable {
+        /// Nothing more to read for now (a non-blocking descriptor said EAGAIN).
+        case wouldBlock
+        case endOfFile
+        case failed(Errno)
+        /// The chunk handler asked to stop.
+        case stopped
+    }
+
+    /// Reads a non-blocking descriptor until it has nothing more, handing each chunk of
+    /// at most `chunkSize` bytes to `body`, which returns false to stop early (when it
+    /// closed the source, say). Returns how it ended and whether anything was read.
+    public func drain(chunkSize: Int, _ body: (ArraySlice<UInt8>) -> Bool) -> (end: DrainEnd, readAnything: Bool) {
+        var chunk = [UInt8](repeating: 0, count: max(chunkSize, 1))
+        var readAnything = false
+        while true {
+            let result = chunk.withUnsafeMutableBytes { raw in system_read(rawValue, raw) }
+            switch result {
+            case .success(0):
+                return (.endOfFile, readAnything)
+            case .success(let count):
+                readAnything = true
+                if !body(chunk[0..<count]) { return (.stopped, readAnything) }
+            case .failure(let error):
+                return (error == .wouldBlock ? .wouldBlock : .failed(error), readAnything)
+            }
+        }
+    }
+
     public func ioctl(_ request: UInt, _ argument: UnsafeMutableRawPointer) throws(Errno) -> Int32 {
         try system_ioctl(rawValue, request, argument).get()
     }

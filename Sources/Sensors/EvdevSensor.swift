@@ -194,38 +194,31 @@ public final class EvdevSensor: SensorBackend {
     @discardableResult
     private func drain() -> Bool {
         guard let node else { return false }
-        var chunk = [UInt8](repeating: 0, count: EvdevFrameAssembler.eventSize * 64)
-        var readSomething = false
-        while self.node != nil {
-            let result = chunk.withUnsafeMutableBytes { raw in Result { () throws(Errno) in try node.read(into: raw) } }
-            switch result {
-            case .success(0):
-                vanished("end of file on \(devnode)")
-                return readSomething
-            case .success(let count):
-                readSomething = true
-                let (events, leftover) = EvdevFrameAssembler.events(in: chunk[0..<count])
-                if leftover != 0 {
-                    problems.report("\(name): \(leftover) trailing bytes do not make an input event: dropped", logger: environment.logger)
-                }
-                for (type, code, value) in events {
-                    switch assembler.feed(type: type, code: code, value: value) {
-                    case .frame(let axes)?:
-                        if let sample = sample(axes) {
-                            latest = sample
-                            handler?(sample)
-                        }
-                    case .dropped?:
-                        environment.logger.debug("\(name): events dropped by the kernel (SYN_DROPPED): resynchronising")
-                        if let values = currentAxes(node) { assembler.axes = values }
-                    case nil:
-                        break
-                    }
-                }
-            case .failure(let error):
-                if error != .wouldBlock { vanished("read \(devnode): \(error)") }
-                return readSomething
+        let (end, readSomething) = node.drain(chunkSize: EvdevFrameAssembler.eventSize * 64) { chunk in
+            let (events, leftover) = EvdevFrameAssembler.events(in: chunk)
+            if leftover != 0 {
+                problems.report("\(name): \(leftover) trailing bytes do not make an input event: dropped", logger: environment.logger)
             }
+            for (type, code, value) in events {
+                switch assembler.feed(type: type, code: code, value: value) {
+                case .frame(let axes)?:
+                    if let sample = sample(axes) {
+                        latest = sample
+                        handler?(sample)
+                    }
+                case .dropped?:
+                    environment.logger.debug("\(name): events dropped by the kernel (SYN_DROPPED): resynchronising")
+                    if let values = currentAxes(node) { assembler.axes = values }
+                case nil:
+                    break
+                }
+            }
+            return self.node != nil
+        }
+        switch end {
+        case .endOfFile: vanished("end of file on \(devnode)")
+        case .failed(let error): vanished("read \(devnode): \(error)")
+        case .wouldBlock, .stopped: break
         }
         return readSomething
     }

@@ -194,30 +194,23 @@ public final class IIOBufferSensor: SensorBackend {
     private func drain() -> Bool {
         guard let node else { return false }
         let frameBytes = layout.frameBytes
-        var chunk = [UInt8](repeating: 0, count: frameBytes * 32)
-        var readSomething = false
-        while true {
-            let result = chunk.withUnsafeMutableBytes { raw in Result { () throws(Errno) in try node.read(into: raw) } }
-            switch result {
-            case .success(0):
-                vanished("end of file on \(devnode)")
-                return readSomething
-            case .success(let count):
-                readSomething = true
-                var offset = 0
-                while offset + frameBytes <= count {
-                    frame(chunk[offset..<offset + frameBytes])
-                    offset += frameBytes
-                }
-                if offset < count {
-                    problems.report("\(name): truncated frame (\(count - offset) of \(frameBytes) bytes): dropped", logger: environment.logger)
-                }
-            case .failure(let error):
-                if error != .wouldBlock { vanished("read \(devnode): \(error)") }
-                return readSomething
+        let (end, readSomething) = node.drain(chunkSize: frameBytes * 32) { chunk in
+            var offset = chunk.startIndex
+            while offset + frameBytes <= chunk.endIndex {
+                frame(chunk[offset..<offset + frameBytes])
+                offset += frameBytes
             }
-            if self.node == nil { return readSomething }
+            if offset < chunk.endIndex {
+                problems.report("\(name): truncated frame (\(chunk.endIndex - offset) of \(frameBytes) bytes): dropped", logger: environment.logger)
+            }
+            return self.node != nil
         }
+        switch end {
+        case .endOfFile: vanished("end of file on \(devnode)")
+        case .failed(let error): vanished("read \(devnode): \(error)")
+        case .wouldBlock, .stopped: break
+        }
+        return readSomething
     }
 
     private func frame(_ bytes: ArraySlice<UInt8>) {

@@ -62,23 +62,19 @@ public final class TabletModeSwitch {
     deinit { loop.remove(fd: node.rawValue) }
 
     private func readable(_ events: IOEvents) {
-        var chunk = [UInt8](repeating: 0, count: EvdevFrameAssembler.eventSize * 32)
-        while true {
-            let result = chunk.withUnsafeMutableBytes { raw in Result { () throws(Errno) in try node.read(into: raw) } }
-            guard case .success(let count) = result, count > 0 else {
-                if case .failure(let error) = result, error == .wouldBlock { return }
-                logger.warning("\(name): tablet-mode switch gone; orientation no longer suppressed")
-                loop.remove(fd: node.rawValue)
-                tabletMode = nil
-                return
-            }
-            for (type, code, value) in EvdevFrameAssembler.events(in: chunk[0..<count]).events
+        let (end, _) = node.drain(chunkSize: EvdevFrameAssembler.eventSize * 32) { chunk in
+            for (type, code, value) in EvdevFrameAssembler.events(in: chunk).events
             where type == Self.evSw && code == Self.swTabletMode {
                 let tablet = value != 0
                 if tablet != tabletMode { logger.debug("\(name): \(tablet ? "tablet" : "laptop") mode") }
                 tabletMode = tablet
             }
+            return true
         }
+        guard end != .wouldBlock else { return }
+        logger.warning("\(name): tablet-mode switch gone; orientation no longer suppressed")
+        loop.remove(fd: node.rawValue)
+        tabletMode = nil
     }
 }
 

@@ -135,30 +135,26 @@ public final class ReplaySensor: SensorBackend {
 
     private func readStream() {
         guard let stream else { return }
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let result = chunk.withUnsafeMutableBytes { raw in Result { () throws(Errno) in try stream.read(into: raw) } }
-            switch result {
-            case .success(0):
-                // End of input (standard input closed): keep the last sample, stop watching.
-                if !pending.isEmpty { acceptStreamLine(pending[...]); pending.removeAll() }
-                loop.remove(fd: stream.rawValue)
-                self.stream = nil
-                logger.debug("replay: end of input after \(lineNumber) lines")
-                // Keep the descriptor number reserved no longer.
-                stream.close()
-                return
-            case .success(let count):
-                consume(chunk[0..<count])
-            case .failure(let error):
-                if error != .wouldBlock {
-                    logger.warning("replay: read failed: \(error); keeping the last sample")
-                    loop.remove(fd: stream.rawValue)
-                    self.stream = nil
-                }
-                return
-            }
+        let (end, _) = stream.drain(chunkSize: 4096) { chunk in
+            consume(chunk)
+            return true
         }
+        switch end {
+        case .wouldBlock, .stopped:
+            return
+        case .endOfFile:
+            // End of input (standard input closed): keep the last sample, stop watching.
+            if !pending.isEmpty {
+                acceptStreamLine(pending[...])
+                pending.removeAll()
+            }
+            logger.debug("replay: end of input after \(lineNumber) lines")
+        case .failed(let error):
+            logger.warning("replay: read failed: \(error); keeping the last sample")
+        }
+        loop.remove(fd: stream.rawValue)
+        stream.close()
+        self.stream = nil
     }
 
     private func consume(_ bytes: ArraySlice<UInt8>) {
