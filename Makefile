@@ -41,7 +41,9 @@ help:
 	@echo "  make build    debug build of orientationd and orientationctl (.build/debug)"
 	@echo "  make release  release build with the Swift runtime linked statically (.build/release)"
 	@echo "  make score    scripts/score.sh: score the orientation engine on the labelled traces"
-	@echo "  make bench    scripts/bench-daemon.sh: start time, idle memory, idle wake-ups, sizes"
+	@echo "  make bench    release build, then benchmarks/compare/compare.py: orientationd and"
+	@echo "                iio-sensor-proxy side by side under umockdev, table to BENCHMARKS.md"
+	@echo "                (scripts/bench-daemon.sh: orientationd alone, with binary sizes)"
 	@echo "  make clean    remove .build"
 	@echo "  make install  release build, then install the daemon, orientationctl, the D-Bus,"
 	@echo "                polkit, udev and systemd files and man pages (PREFIX=/usr/local,"
@@ -69,8 +71,9 @@ score:
 	bash scripts/score.sh
 
 bench:
-	scripts/prerequisites.sh bench
-	scripts/bench-daemon.sh
+	scripts/prerequisites.sh test
+	$(SWIFT) build -c release -Xswiftc -static-stdlib
+	benchmarks/compare/compare.py --swift "$(SWIFT)"
 
 clean:
 	rm -rf .build
