@@ -7,6 +7,9 @@ import CDBus
 /// signatures, array elements of the wrong type, non-basic dictionary keys.
 struct MessageWriter {
     static func append(_ values: [Value], to message: OpaquePointer) throws(BusError) {
+        for value in values where bodyDepth(value) > 64 {
+            throw .invalidArgs("type '\(value.signature.prefix(64))…' is nested too deeply: more than 64 containers, variants included")
+        }
         var iter = DBusMessageIter()
         dbus_message_iter_init_append(message, &iter)
         for value in values { try append(value, to: &iter) }
@@ -98,6 +101,23 @@ struct MessageWriter {
         let signature = value.signature
         guard dbus_signature_validate_single(signature, nil) != 0 else {
             throw .invalidArgs("type '\(signature.prefix(64))…' is nested too deeply or too long")
+        }
+    }
+
+    /// How deep a receiver's validation recurses into a value: libdbus refuses a body
+    /// nested more than 64 deep, counting variants, structures, dictionary entries and
+    /// non-empty arrays of non-fixed types, which the signature check cannot see (a
+    /// variant hides what it holds). Found by fuzzing (fuzz/targets/dbus_message.swift).
+    private static func bodyDepth(_ value: Value) -> Int {
+        switch value {
+        case .variant(let inner): 1 + bodyDepth(inner)
+        case .structure(let fields): 1 + (fields.lazy.map(bodyDepth).max() ?? 0)
+        case .array(let element, let items):
+            items.isEmpty || (element.utf8.count == 1 && "ybnqiuxtdh".utf8.contains(element.utf8.first ?? 0))
+                ? 0 : 1 + (items.lazy.map(bodyDepth).max() ?? 0)
+        case .dictionary(_, _, let entries):
+            entries.isEmpty ? 0 : 2 + (entries.lazy.map { max(bodyDepth($0.key), bodyDepth($0.value)) }.max() ?? 0)
+        default: 0
         }
     }
 

@@ -113,6 +113,10 @@ public enum SysfsNumber {
     /// values with up to 6 decimals ("12.5"), never in the locale's format.
     public static func format(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        // Millionths are exact below 2^53 and overflow Int64 above 9.2e18 (found by
+        // fuzzing: a huge raw reading trapped while being logged). Larger values, NaN and
+        // infinities: Swift's own rendering, which is locale-free too.
+        guard abs(value) < 1e9 else { return "\(value)" }
         let scaled = Int64((abs(value) * 1_000_000).rounded())
         var fraction = String(scaled % 1_000_000)
         while fraction.count < 6 { fraction = "0" + fraction }
