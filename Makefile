@@ -7,9 +7,10 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 endif
 
 SWIFT ?= swift
+FUZZ_SECONDS ?= 10
 SHELL := /bin/bash
 
-.PHONY: help run test build release score bench clean install uninstall
+.PHONY: help run test build release score bench fuzz clean install uninstall
 
 # make install / make uninstall (scripts/install.sh has the details; DESTDIR stages).
 PREFIX ?= /usr/local
@@ -37,13 +38,15 @@ help:
 	@echo "                a private session bus, orientationd with the simulated sensor and"
 	@echo "                'orientationctl monitor' until Ctrl-C (everything is stopped after)"
 	@echo "  make test     install missing build and test prerequisites (apt), build every"
-	@echo "                test target and run all tests (swift test)"
+	@echo "                test target and run all tests (swift test), then each fuzz target 5 s"
 	@echo "  make build    debug build of orientationd and orientationctl (.build/debug)"
 	@echo "  make release  release build with the Swift runtime linked statically (.build/release)"
 	@echo "  make score    scripts/score.sh: score the orientation engine on the labelled traces"
 	@echo "  make bench    release build, then benchmarks/compare/compare.py: orientationd and"
 	@echo "                iio-sensor-proxy side by side under umockdev, table to BENCHMARKS.md"
 	@echo "                (scripts/bench-daemon.sh: orientationd alone, with binary sizes)"
+	@echo "  make fuzz     scripts/fuzz.sh: build the libFuzzer targets (fuzz/) and run each"
+	@echo "                for FUZZ_SECONDS (default 10): make fuzz FUZZ_SECONDS=600"
 	@echo "  make clean    remove .build"
 	@echo "  make install  release build, then install the daemon, orientationctl, the D-Bus,"
 	@echo "                polkit, udev and systemd files and man pages (PREFIX=/usr/local,"
@@ -59,6 +62,7 @@ test:
 	scripts/prerequisites.sh test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+	FUZZ_SECONDS=5 scripts/fuzz.sh
 
 build:
 	$(SWIFT) build
@@ -74,6 +78,10 @@ bench:
 	scripts/prerequisites.sh test
 	$(SWIFT) build -c release -Xswiftc -static-stdlib
 	benchmarks/compare/compare.py --swift "$(SWIFT)"
+
+fuzz:
+	scripts/prerequisites.sh run
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
 
 clean:
 	rm -rf .build
