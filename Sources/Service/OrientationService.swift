@@ -226,6 +226,13 @@ public final class OrientationService {
         rearmSensor()
     }
 
+    /// Stops reading the sensor, at exit: an IIO buffer left enabled would keep the
+    /// device streaming after the daemon is gone. Called explicitly because releasing
+    /// the service (and the sensor's deinit) at exit is not something to rely on.
+    public func shutdown() {
+        releaseSensor()
+    }
+
     // MARK: Lock
 
     /// Setting RotationLocked, after polkit said yes (on the system bus).
