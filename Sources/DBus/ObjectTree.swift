@@ -102,6 +102,11 @@ public final class ObjectTree {
             break
         }
 
+        // Every node has Introspectable and Peer (its Introspect lists them): an unknown
+        // member there is an unknown method, not an unknown interface.
+        if let interface, interface == "org.freedesktop.DBus.Introspectable" || interface == "org.freedesktop.DBus.Peer" {
+            throw .unknownMethod("\(interface) has no method \(member)")
+        }
         guard let bound else {
             throw interface.map { .unknownInterface("No interface \($0) at path \(path)") }
                 ?? .unknownMethod("No method \(member) at path \(path)")
