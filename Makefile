@@ -52,6 +52,10 @@ help:
 	@echo "                polkit, udev and systemd files and man pages (PREFIX=/usr/local,"
 	@echo "                DESTDIR=; see README, \"Installing on a real machine\")"
 	@echo "  make uninstall  remove what make install laid down (same PREFIX and DESTDIR)"
+	@echo "  make stress   the fault campaigns (Tests/IntegrationTests/Stress*) at full counts;"
+	@echo "                make test runs them with short counts"
+	@echo "  make asan     scripts/asan.sh: the integration tests with orientationd built with"
+	@echo "                AddressSanitizer/LeakSanitizer; any report fails"
 
 run:
 	scripts/prerequisites.sh run
@@ -91,3 +95,14 @@ install:
 
 uninstall:
 	@$(INSTALL_VARS) scripts/install.sh uninstall
+
+# Fault campaigns at full counts (bounded: minutes); `make test` runs them short.
+.PHONY: stress asan
+stress:
+	scripts/prerequisites.sh test
+	$(SWIFT) build --build-tests
+	ORIENTATIOND_STRESS=full $(SWIFT) test --skip-build --filter 'IntegrationTests\.Stress'
+
+asan:
+	scripts/prerequisites.sh test
+	SWIFT="$(SWIFT)" scripts/asan.sh

@@ -13,7 +13,7 @@ final class ChildProcess {
         stdoutPath = directory + "/" + name + ".stdout"
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: productsDirectory + "/" + product)
+        process.executableURL = URL(fileURLWithPath: SanitizerRun.executable(for: product))
         process.arguments = arguments
         process.standardError = FileHandle(forWritingAtPath: stderrPath)
         process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
@@ -23,6 +23,15 @@ final class ChildProcess {
     }
 
     deinit {
+        // Under `make asan`, a daemon still running is stopped with SIGTERM (LeakSanitizer
+        // reports only at a normal exit) and its standard error checked for reports.
+        if SanitizerRun.isActive, SanitizerRun.isInstrumented(process.executableURL?.path ?? "") {
+            if process.isRunning {
+                kill(process.processIdentifier, SIGTERM)
+                _ = waitUntil(seconds: 30) { !process.isRunning }
+            }
+            SanitizerRun.check(self)
+        }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
