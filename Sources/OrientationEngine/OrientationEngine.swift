@@ -14,7 +14,8 @@
 ///    that look like gravity.
 /// 2. **Shocks.** A sample farther than `ShockThresholdG` from the gravity estimate (the
 ///    apparent linear acceleration of a shake, tap, knock or bump) holds every change off
-///    until `ShockHoldMs` after the last such sample, so the filter has forgotten it.
+///    until `ShockHoldMs` after the last such sample (less half its interval: the motion
+///    happened somewhere within it), so the filter has forgotten it.
 /// 3. **Angles.** From the estimate: the elevation θ of the screen normal above the
 ///    horizon, and the roll angle φ of the screen's up direction (README section 1).
 /// 4. **Orientation.** Only while |θ| < `MaxElevationDeg` (otherwise the device is flat
@@ -161,7 +162,11 @@ public struct OrientationEngine: Sendable {
 
         let credit = dt < maxIntervalMs ? dt : maxIntervalMs
         if linear > shockThreshold {
-            sinceShockMs = 0
+            // What put the sample this far from the estimate happened during the last
+            // interval: credit half of it, as for a boundary crossing below. (At high
+            // rates this is a few ms; at 10 Hz it keeps a fast quarter turn seen between
+            // two polls from waiting a whole extra poll.)
+            sinceShockMs = credit * 0.5
         } else {
             sinceShockMs += credit
         }

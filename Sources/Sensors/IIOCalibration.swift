@@ -50,12 +50,16 @@ public struct IIOCalibration: Sendable, Equatable {
     /// Converts raw readings to m/s²; nil when the result is not plausible.
     public func convert(_ raw: [Double]) -> (Double, Double, Double)? {
         guard raw.count == 3 else { return nil }
-        var out: [Double] = []
-        for i in 0..<3 {
-            let value = (raw[i] + offset[i]) * scale[i]
-            guard value.isFinite, abs(value) <= Self.plausibleLimit else { return nil }
-            out.append(value)
-        }
-        return (out[0], out[1], out[2])
+        return convert(raw[0], raw[1], raw[2])
+    }
+
+    /// The same for three readings, without allocating (the polling backend calls it on
+    /// every tick).
+    public func convert(_ x: Double, _ y: Double, _ z: Double) -> (Double, Double, Double)? {
+        guard scale.count == 3, offset.count == 3 else { return nil }
+        let cx = (x + offset[0]) * scale[0], cy = (y + offset[1]) * scale[1], cz = (z + offset[2]) * scale[2]
+        func plausible(_ value: Double) -> Bool { value.isFinite && abs(value) <= Self.plausibleLimit }
+        guard plausible(cx), plausible(cy), plausible(cz) else { return nil }
+        return (cx, cy, cz)
     }
 }

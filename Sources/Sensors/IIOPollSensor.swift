@@ -62,6 +62,16 @@ public final class IIOPollSensor: SensorBackend {
     private var handler: ((Sample) -> Void)?
     private var problems = ProblemLog()
     private var reportedFailure = false
+    /// `in_accel_{x,y,z}_raw`, open while started (see `read(at:)`).
+    private var rawFiles: [FileDescriptor?] = [nil, nil, nil]
+    private let rawPaths: [String]
+    /// One reading's bytes; allocated once.
+    private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: IIOPollSensor.readLimit, alignment: 8)
+    static let readLimit = 256
+    /// When the open files were last checked for replacement (see `readRaw`).
+    private var checkedMs: Int64?
+    /// The poll timer's next scheduled expiry (see `tick()`).
+    private var nextTickMs: Int64 = 0
 
     /// Opens the device: reads scale, offsets and mount matrix, sets the sampling
     /// frequency. Throws (the device is skipped) when the calibration is unusable or
@@ -71,6 +81,7 @@ public final class IIOPollSensor: SensorBackend {
         syspath = device.syspath
         name = device.displayName
         let path = device.syspath
+        rawPaths = IIOCalibration.axes.map { path + "/in_accel_\($0)_raw" }
         let attribute: (String) -> String? = { SysfsFile.read(path + "/" + $0) }
         switch IIOCalibration.read(attribute) {
         case .success(let value): calibration = value
@@ -96,7 +107,10 @@ public final class IIOPollSensor: SensorBackend {
         logger.debug("\(name): iio-poll, scale \(calibration.scale), offset \(calibration.offset), mount matrix \(matrix) (\(source)), sampling frequency \(samplingFrequency ?? "unchanged")")
     }
 
-    deinit { timer?.disarm() }
+    deinit {
+        timer?.disarm()
+        readBuffer.deallocate()
+    }
 
     public func start(handler: @escaping (Sample) -> Void) throws(SensorError) {
         self.handler = handler
@@ -108,53 +122,146 @@ public final class IIOPollSensor: SensorBackend {
             }
         }
         let interval = Int64(max(environment.settings.pollIntervalMs, 1))
+        nextTickMs = MonotonicClock.milliseconds() + interval
         timer?.arm(afterMs: interval, intervalMs: interval)
     }
 
     public func stop() {
         timer?.disarm()
         handler = nil
+        closeRawFiles()
     }
 
-    public func currentSample() -> Sample? { read() }
+    public func currentSample() -> Sample? { read(at: MonotonicClock.milliseconds()) }
 
+    /// A poll. Its sample is stamped with the tick's scheduled time, not the moment the
+    /// loop got round to it: the timer does not drift, and the engine then sees the true
+    /// poll interval instead of one jittered by wake-up latency and cut to whole
+    /// milliseconds (99, 101, … ms), which could cost a settle time one extra poll.
     private func tick() {
-        guard let handler, let sample = read() else { return }
+        let interval = Int64(max(environment.settings.pollIntervalMs, 1))
+        let now = MonotonicClock.milliseconds()
+        // Ticks the loop was too late for (timerfd coalesces them) are skipped.
+        let missed = max(0, (now - nextTickMs + interval / 2) / interval)
+        let scheduled = nextTickMs + missed * interval
+        nextTickMs = scheduled + interval
+        guard let handler, let sample = read(at: min(scheduled, now)) else { return }
         handler(sample)
     }
 
-    /// Reads the three axes now; nil (logged) when a reading is missing or malformed.
-    func read() -> Sample? {
-        var raw: [Double] = []
-        for axis in IIOCalibration.axes {
-            let file = syspath + "/in_accel_\(axis)_raw"
-            switch SysfsFile.readResult(file) {
-            case .success(let text):
-                guard let value = SysfsNumber.parseDouble(text) else {
-                    problems.report("\(name): in_accel_\(axis)_raw \"\(printable(text))\" is not a number: sample dropped", logger: environment.logger)
-                    return nil
-                }
-                raw.append(value)
-            case .failure(let error):
-                if error == .noEntry || error == .noDevice {
-                    vanished("in_accel_\(axis)_raw: \(error)")
-                } else {
-                    problems.report("\(name): cannot read in_accel_\(axis)_raw: \(error): sample dropped", logger: environment.logger)
-                }
-                return nil
-            }
+    private func closeRawFiles() {
+        for axis in 0..<3 {
+            rawFiles[axis]?.close()
+            rawFiles[axis] = nil
         }
-        guard let (x, y, z) = calibration.convert(raw) else {
-            problems.report("\(name): reading \(raw.map { SysfsNumber.format($0) }) is out of range: sample dropped", logger: environment.logger)
+    }
+
+    /// Reads the three axes now; nil (logged) when a reading is missing or malformed.
+    ///
+    /// The three attribute files stay open from the first read until `stop()`, and each
+    /// reading is a `pread` at offset 0: sysfs produces an attribute's text afresh on
+    /// every read from the start, so this costs one system call per axis instead of
+    /// open, read and close (a path lookup each). On real sysfs an attribute is never
+    /// unlinked while its device exists, and reads of a removed device fail with ENODEV.
+    /// Test harnesses such as umockdev replace or remove the files instead, so about once
+    /// a second the open files are checked (`st_nlink` 0: replaced or removed) and opened
+    /// again by name, and a name that is gone is a vanished device. Nothing is allocated
+    /// on the way of a well-formed reading.
+    func read(at timeMs: Int64) -> Sample? {
+        guard let x = readAxis(0), let y = readAxis(1), let z = readAxis(2) else { return nil }
+        guard let (cx, cy, cz) = calibration.convert(x, y, z) else {
+            problems.report("\(name): reading \([x, y, z].map { SysfsNumber.format($0) }) is out of range: sample dropped", logger: environment.logger)
             return nil
         }
         problems.clear()
-        let oriented = matrix.apply(x: x, y: y, z: z)
-        return Sample(timeMs: MonotonicClock.milliseconds(), x: oriented.x, y: oriented.y, z: oriented.z)
+        let oriented = matrix.apply(x: cx, y: cy, z: cz)
+        return Sample(timeMs: timeMs, x: oriented.x, y: oriented.y, z: oriented.z)
+    }
+
+    private func readAxis(_ axis: Int) -> Double? {
+        let count: Int
+        switch readRaw(axis) {
+        case .success(let n): count = n
+        case .failure(let error):
+            let file = "in_accel_\(IIOCalibration.axes[axis])_raw"
+            if error == .noEntry || error == .noDevice {
+                vanished("\(file): \(error)")
+            } else {
+                problems.report("\(name): cannot read \(file): \(error): sample dropped", logger: environment.logger)
+            }
+            return nil
+        }
+        let bytes = UnsafeRawBufferPointer(rebasing: readBuffer[..<count])
+        if let value = Self.parseRawInteger(bytes) { return value }
+        // Anything but a plain integer: the general parser, which also names what is wrong.
+        var text = String(decoding: bytes, as: UTF8.self)
+        while let last = text.last, last == "\n" || last == "\0" { text.removeLast() }
+        guard let value = SysfsNumber.parseDouble(text) else {
+            problems.report("\(name): in_accel_\(IIOCalibration.axes[axis])_raw \"\(printable(text))\" is not a number: sample dropped", logger: environment.logger)
+            return nil
+        }
+        return value
+    }
+
+    /// Reads one axis's attribute into `readBuffer`; the byte count.
+    private func readRaw(_ axis: Int) -> Result<Int, Errno> {
+        do {
+            if axis == 0 {
+                let now = MonotonicClock.milliseconds()
+                if checkedMs.map({ now - $0 >= 1000 }) ?? true {
+                    checkedMs = now
+                    revalidate()
+                }
+            }
+            let fd: FileDescriptor
+            if let open = rawFiles[axis] {
+                fd = open
+            } else {
+                fd = try FileDescriptor.open(rawPaths[axis])
+                rawFiles[axis] = fd
+            }
+            return .success(try fd.read(at: 0, into: readBuffer))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Closes the open attribute files that are no longer linked (see `read(at:)`).
+    private func revalidate() {
+        for axis in 0..<3 {
+            if let fd = rawFiles[axis] {
+                var status = stat()
+                if fstat(fd.rawValue, &status) == 0, status.st_nlink == 0 {
+                    fd.close()
+                    rawFiles[axis] = nil
+                }
+            }
+        }
+    }
+
+    /// A reading as sysfs prints it, an optional '-' and at most 15 digits followed by a
+    /// newline, straight from the bytes; nil for anything else (left to `SysfsNumber`,
+    /// which accepts exactly the same values for these and more forms besides).
+    static func parseRawInteger(_ bytes: UnsafeRawBufferPointer) -> Double? {
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == UInt8(ascii: "\n") || bytes[end - 1] == 0 { end -= 1 }
+        var index = 0
+        let negative = end > 0 && bytes[0] == UInt8(ascii: "-")
+        if negative { index = 1 }
+        guard index < end, end - index <= 15 else { return nil }
+        var value: Int64 = 0
+        while index < end {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            value = value * 10 + Int64(digit)
+            index += 1
+        }
+        return Double(negative ? -value : value)
     }
 
     private func vanished(_ why: String) {
         timer?.disarm()
+        closeRawFiles()
         guard !reportedFailure else { return }
         reportedFailure = true
         environment.logger.warning("\(name): device vanished (\(why))")

@@ -11,10 +11,13 @@ import Testing
         return path
     }
 
+    /// Rewrites the readings in place (same inodes), as real sysfs content changes: the
+    /// daemon keeps the files open while polling. (SensorMalformedInputTests replaces a
+    /// file with umockdev's set_attribute, which the daemon follows too.)
     static func setRaw(_ fixture: SensorDaemonFixture, _ syspath: String, _ raw: (Int, Int, Int)) throws {
-        try fixture.testbed.setAttribute(syspath, "in_accel_x_raw", String(raw.0))
-        try fixture.testbed.setAttribute(syspath, "in_accel_y_raw", String(raw.1))
-        try fixture.testbed.setAttribute(syspath, "in_accel_z_raw", String(raw.2))
+        try fixture.testbed.rewriteAttribute(syspath, "in_accel_x_raw", String(raw.0))
+        try fixture.testbed.rewriteAttribute(syspath, "in_accel_y_raw", String(raw.1))
+        try fixture.testbed.rewriteAttribute(syspath, "in_accel_z_raw", String(raw.2))
     }
 
     static func waitForOrientation(_ peer: Peer, _ value: String, seconds: Double = 10) -> Bool {
