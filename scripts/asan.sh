@@ -25,7 +25,7 @@ test_scratch=()
 echo "== building orientationd with AddressSanitizer ($ASAN_SCRATCH)"
 $SWIFT build --product orientationd -Xswiftc -sanitize=address --scratch-path "$ASAN_SCRATCH"
 daemon="$($SWIFT build --product orientationd -Xswiftc -sanitize=address --scratch-path "$ASAN_SCRATCH" --show-bin-path)/orientationd"
-nm "$daemon" | grep -q __asan_init || { echo "make asan: $daemon is not instrumented" >&2; exit 1; }
+nm "$daemon" | grep __asan_init >/dev/null || { echo "make asan: $daemon is not instrumented" >&2; exit 1; }
 
 echo "== building the tests"
 $SWIFT build --build-tests "${test_scratch[@]}"
