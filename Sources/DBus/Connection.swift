@@ -142,7 +142,9 @@ public final class Connection {
 
     /// Queues `message` for sending; it goes out as soon as the socket takes it.
     public func send(_ message: Message) {
-        guard !closed else { return }
+        // libdbus queues messages even on a lost connection; dropping them here keeps a
+        // daemon that lost its bus from piling up work before it sees the Disconnected.
+        guard isConnected else { return }
         _ = dbus_connection_send(raw, message.raw, nil)
     }
 

@@ -32,6 +32,7 @@ public final class ObjectTree {
 
     /// Sends a signal from `path`; `destination` makes it unicast.
     public func emitSignal(path: String, interface: String, name: String, arguments: [Value], destination: String? = nil) {
+        guard connection.isConnected else { return }
         do {
             connection.send(try Message.signal(path: path, interface: interface, member: name,
                                                arguments: arguments, destination: destination))
@@ -43,6 +44,7 @@ public final class ObjectTree {
     /// Announces that `names` of `interface` on `path` changed, with their current values
     /// (or by name, for properties flagged `emitsInvalidation`).
     public func emitPropertiesChanged(path: String, interface: String, names: [String], destination: String? = nil) {
+        guard connection.isConnected else { return }
         guard let bound = objects[path]?.first(where: { $0.description.name == interface }) else { return }
         var changed: [(String, Value)] = []
         var invalidated: [String] = []
