@@ -112,24 +112,17 @@ struct BusPolicyTests {
 /// talking to the bus), plus the repository's policy files. Its directory is open to
 /// everyone so that `nobody` can reach the socket. Killed and removed when released.
 final class SystemTypeBus {
-    let directory: String
-    let address: String
-    private let process: Process
+    private let bus: TestBus
+    var directory: String { bus.directory }
+    var address: String { bus.address }
 
     init() throws {
         // Under /tmp, not TMPDIR: every directory on the way must be searchable by nobody.
         var template = Array("/tmp/orientationd-policy.XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed") }
-        directory = String(cString: made)
+        let directory = String(cString: made)
         guard chmod(directory, 0o755) == 0 else { throw TestFailure("chmod \(directory) failed") }
-        address = "unix:path=" + directory + "/system_bus_socket"
-        let config = """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>system</type>
-              <listen>\(address)</listen>
-              <auth>EXTERNAL</auth>
+        bus = try TestBus(directory: directory, type: "system", rules: """
               <policy context="default">
                 <allow user="*"/>
                 <deny own="*"/>
@@ -147,28 +140,7 @@ final class SystemTypeBus {
               </policy>
               <include>\(repositoryRoot)/dbus/org.orientationd.Orientation1.conf</include>
               <include>\(repositoryRoot)/dbus/net.hadess.SensorProxy.conf</include>
-            </busconfig>
-            """
-        try config.write(toFile: directory + "/bus.conf", atomically: true, encoding: .utf8)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        process.arguments = ["--config-file=" + directory + "/bus.conf", "--nofork", "--nopidfile", "--print-address"]
-        let ready = Pipe()
-        process.standardOutput = ready
-        _ = FileManager.default.createFile(atPath: directory + "/bus.log", contents: nil)
-        process.standardError = FileHandle(forWritingAtPath: directory + "/bus.log")
-        try process.run()
-        var pollfd = Glibc.pollfd(fd: ready.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
-        guard poll(&pollfd, 1, 10_000) == 1, !ready.fileHandleForReading.availableData.isEmpty else {
-            let log = (try? String(contentsOfFile: directory + "/bus.log", encoding: .utf8)) ?? ""
-            throw TestFailure("dbus-daemon did not start listening on \(address):\n\(log)")
-        }
-    }
-
-    deinit {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        try? FileManager.default.removeItem(atPath: directory)
+            """)
     }
 
     static let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]

@@ -8,21 +8,32 @@ final class TestBus {
     let address: String
     private let process: Process
 
-    init() throws {
-        directory = try makeTemporaryDirectory(prefix: "orientationd-test")
+    /// A session-type bus that lets everyone own and call everything.
+    convenience init() throws {
+        let directory = try makeTemporaryDirectory(prefix: "orientationd-test")
+        try self.init(directory: directory, type: "session", rules: """
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            """)
+    }
+
+    /// A bus of `type` listening on `directory`/bus, with `rules` (policies, includes)
+    /// as its configuration; returns once it listens.
+    init(directory: String, type: String, rules: String) throws {
+        self.directory = directory
         let socket = directory + "/bus"
         address = "unix:path=" + socket
         let config = """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
              "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
             <busconfig>
-              <type>session</type>
+              <type>\(type)</type>
               <listen>\(address)</listen>
-              <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
+              <auth>EXTERNAL</auth>
+            \(rules)
             </busconfig>
             """
         try config.write(toFile: directory + "/bus.conf", atomically: true, encoding: .utf8)
@@ -38,7 +49,8 @@ final class TestBus {
         // dbus-daemon prints its address once it listens: wait for that line.
         var pollfd = Glibc.pollfd(fd: ready.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
         guard poll(&pollfd, 1, 10_000) == 1, !ready.fileHandleForReading.availableData.isEmpty else {
-            throw TestFailure("dbus-daemon did not start listening on \(socket)")
+            let log = (try? String(contentsOfFile: directory + "/bus.log", encoding: .utf8)) ?? ""
+            throw TestFailure("dbus-daemon did not start listening on \(socket):\n\(log)")
         }
     }
 
