@@ -65,8 +65,9 @@ public final class IIOPollSensor: SensorBackend {
     /// `in_accel_{x,y,z}_raw`, open while started (see `read(at:)`).
     private var rawFiles: [FileDescriptor?] = [nil, nil, nil]
     private let rawPaths: [String]
-    /// One reading's bytes; allocated once.
-    private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: IIOPollSensor.readLimit, alignment: 8)
+    /// One reading's bytes; allocated once (an array, so that an init that throws
+    /// before every property is set cannot leak it).
+    private var readBuffer = [UInt8](repeating: 0, count: IIOPollSensor.readLimit)
     static let readLimit = 256
     /// When the open files were last checked for replacement (see `readRaw`).
     private var checkedMs: Int64?
@@ -109,7 +110,6 @@ public final class IIOPollSensor: SensorBackend {
 
     deinit {
         timer?.disarm()
-        readBuffer.deallocate()
     }
 
     public func start(handler: @escaping (Sample) -> Void) throws(SensorError) {
@@ -191,10 +191,11 @@ public final class IIOPollSensor: SensorBackend {
             }
             return nil
         }
-        let bytes = UnsafeRawBufferPointer(rebasing: readBuffer[..<count])
-        if let value = Self.parseRawInteger(bytes) { return value }
+        if let value = readBuffer.withUnsafeBytes({ Self.parseRawInteger(UnsafeRawBufferPointer(rebasing: $0[..<count])) }) {
+            return value
+        }
         // Anything but a plain integer: the general parser, which also names what is wrong.
-        var text = String(decoding: bytes, as: UTF8.self)
+        var text = String(decoding: readBuffer[..<count], as: UTF8.self)
         while let last = text.last, last == "\n" || last == "\0" { text.removeLast() }
         guard let value = SysfsNumber.parseDouble(text) else {
             problems.report("\(name): in_accel_\(IIOCalibration.axes[axis])_raw \"\(printable(text))\" is not a number: sample dropped", logger: environment.logger)
@@ -220,7 +221,8 @@ public final class IIOPollSensor: SensorBackend {
                 fd = try FileDescriptor.open(rawPaths[axis])
                 rawFiles[axis] = fd
             }
-            return .success(try fd.read(at: 0, into: readBuffer))
+            let count = readBuffer.withUnsafeMutableBytes { raw in Result { () throws(Errno) in try fd.read(at: 0, into: raw) } }
+            return .success(try count.get())
         } catch {
             return .failure(error)
         }
