@@ -33,6 +33,8 @@ bin_dir=$(swift build -c release -Xswiftc -static-stdlib "${scratch[@]}" --show-
     exit 1
 }
 
+# shellcheck source=scripts/private-bus.sh
+source "$repo/scripts/private-bus.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/orientationd-bench.XXXXXX")
 bus_pid=""
 measure_pid=""
@@ -51,12 +53,7 @@ cleanup() {
             kill -KILL "$pid" 2>/dev/null || true
         fi
     fi
-    if [[ -n "$bus_pid" ]]; then
-        kill -TERM "$bus_pid" 2>/dev/null || true
-        for ((i = 0; i < 40; i++)); do kill -0 "$bus_pid" 2>/dev/null || break; sleep 0.05; done
-        kill -KILL "$bus_pid" 2>/dev/null || true
-        wait "$bus_pid" 2>/dev/null || true
-    fi
+    stop_process "$bus_pid"
     rm -rf "$tmp"
     exit "$status"
 }
@@ -64,30 +61,8 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-cat >"$tmp/bus.conf" <<CONF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:path=$tmp/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-CONF
-dbus-daemon --nofork --nosyslog --config-file="$tmp/bus.conf" --print-address=3 \
-    3>"$tmp/address" </dev/null 2>"$tmp/bus.log" &
-bus_pid=$!
-for ((i = 0; i < 100; i++)); do
-    [[ -s "$tmp/address" ]] && break
-    kill -0 "$bus_pid" 2>/dev/null || { cat "$tmp/bus.log" >&2; exit 1; }
-    sleep 0.05
-done
-[[ -s "$tmp/address" ]] || { echo "bench: the private bus did not start within 5 s" >&2; exit 1; }
-address=$(head -n 1 "$tmp/address")
+private_bus_start "$tmp" || { echo "bench: cannot start a private bus" >&2; exit 1; }
+address=$bus_address
 
 cat <<TEXT
 bench: release orientationd on a private bus, $starts starts, ${idle} s idle windows.

@@ -32,26 +32,16 @@ bus_pid=""
 daemon_pid=""
 monitor_pid=""
 
-# Sends SIGTERM to one process we started, waits up to ~2 s, then SIGKILL.
-stop() {
-    local pid=$1 i
-    [[ -n "$pid" ]] || return 0
-    kill -TERM "$pid" 2>/dev/null || return 0
-    for ((i = 0; i < 40; i++)); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.05
-    done
-    kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-}
+# shellcheck source=scripts/private-bus.sh
+source "$repo/scripts/private-bus.sh"
 
 cleanup() {
     local status=$?
     trap - EXIT INT TERM
     # Monitor first, then the daemon (so it leaves the bus cleanly), then the bus.
-    stop "$monitor_pid"
-    stop "$daemon_pid"
-    stop "$bus_pid"
+    stop_process "$monitor_pid"
+    stop_process "$daemon_pid"
+    stop_process "$bus_pid"
     rm -rf "$tmp"
     echo "demo: stopped orientationd and the private bus" >&2
     exit "$status"
@@ -61,25 +51,8 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 # A private session-type bus listening on a socket inside $tmp.
-cat >"$tmp/bus.conf" <<EOF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:path=$tmp/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-EOF
-
-# Its stderr goes to a log (it warns that it cannot raise its fd limit when not root).
-dbus-daemon --nofork --nosyslog --config-file="$tmp/bus.conf" --print-address=3 \
-    3>"$tmp/address" </dev/null 2>"$tmp/bus.log" &
-bus_pid=$!
+private_bus_start "$tmp" || { echo "demo: cannot start a private bus" >&2; exit 1; }
+address=$bus_address
 
 # Waits (polling every 50 ms, at most $1 polls) until the command in "$@" succeeds.
 wait_for() {
@@ -91,13 +64,6 @@ wait_for() {
     done
     return 1
 }
-bus_ready() {
-    kill -0 "$bus_pid" 2>/dev/null || { echo "demo: dbus-daemon exited:" >&2; cat "$tmp/bus.log" >&2; exit 1; }
-    [[ -s "$tmp/address" ]]
-}
-wait_for 100 bus_ready || { echo "demo: the private bus did not start within 5 s" >&2; exit 1; }
-address=$(head -n 1 "$tmp/address")
-
 "$bin_dir/orientationd" --address "$address" --sensor "$sensor" </dev/null &
 daemon_pid=$!
 
