@@ -43,7 +43,7 @@ from gi.repository import GLib
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks", "daemon"))
-import measure  # noqa: E402  (voluntary_switches, sizes: shared with the daemon benchmark)
+import measure  # noqa: E402  (run_until, voluntary_switches, sizes: shared with the daemon benchmark)
 
 PYTHON = "/usr/bin/python3"
 PRELOAD = "libumockdev-preload.so.0"
@@ -339,23 +339,7 @@ class Daemon:
         self.loop.quit()
 
     def run_until(self, predicate, seconds):
-        deadline = time.monotonic() + seconds
-        while not predicate():
-            left = deadline - time.monotonic()
-            if left <= 0:
-                break
-            fired = []
-
-            def on_timeout():
-                fired.append(True)
-                self.loop.quit()
-                return False
-
-            source = GLib.timeout_add(max(1, int(left * 1000)), on_timeout)
-            self.loop.run()
-            if not fired:
-                GLib.source_remove(source)
-        return predicate()
+        return measure.run_until(self.loop, predicate, seconds)
 
     def wake(self, *args):
         self.loop.quit()

@@ -64,24 +64,7 @@ class Bench:
         self.loop.quit()
 
     def run_until(self, predicate, seconds):
-        """Runs the main loop until predicate() holds or seconds pass; returns predicate()."""
-        deadline = time.monotonic() + seconds
-        while not predicate():
-            left = deadline - time.monotonic()
-            if left <= 0:
-                break
-            fired = []
-
-            def on_timeout():
-                fired.append(True)
-                self.loop.quit()
-                return False
-
-            source = GLib.timeout_add(max(1, int(left * 1000)), on_timeout)
-            self.loop.run()
-            if not fired:
-                GLib.source_remove(source)
-        return predicate()
+        return run_until(self.loop, predicate, seconds)
 
     def spawn(self):
         self.owner_time = None
@@ -110,6 +93,29 @@ class Bench:
         if not self.run_until(lambda: self.owner == "", 5):
             fail("the name was not released within 5 s of the daemon's exit")
         return status
+
+
+def run_until(loop, predicate, seconds):
+    """Runs a GLib main loop until predicate() holds or seconds pass; returns predicate().
+
+    Handlers that change what predicate() looks at quit the loop to have it re-checked."""
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        fired = []
+
+        def on_timeout():
+            fired.append(True)
+            loop.quit()
+            return False
+
+        source = GLib.timeout_add(max(1, int(left * 1000)), on_timeout)
+        loop.run()
+        if not fired:
+            GLib.source_remove(source)
+    return predicate()
 
 
 def memory(pid):
