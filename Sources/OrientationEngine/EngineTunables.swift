@@ -2,8 +2,10 @@
 ///
 /// All times are in milliseconds of sample time (never sample counts), so the engine
 /// behaves the same from 10 to 200 Hz, with jittered timestamps and with gaps. Angles are
-/// in degrees. Every tunable can be set from the configuration file, section `[Engine]`,
-/// by its key (see ``keys`` and ``documentation(forKey:)``).
+/// in degrees; accelerations are fractions of the sensor's own 1 g (learned, see
+/// `GravityMagnitude`), so they hold at any sensor scale. Every tunable can be set from the
+/// configuration file, section `[Engine]`, by its key (the table ``entries``: key,
+/// property, unit, range and summary, from which parsing, lookup and documentation come).
 public struct EngineTunables: Sendable, Equatable {
     /// `GravityFilterMs`: time constant of the low-pass filter that estimates the gravity
     /// vector. Larger is smoother (tremor, walking, noise) but slower to follow a rotation.
@@ -20,11 +22,38 @@ public struct EngineTunables: Sendable, Equatable {
     /// bump, or the hand's lever-arm forces in a fast turn. No orientation or tilt change
     /// is reported until `ShockHoldMs` after the last shock. The distance is rescaled for
     /// the sample interval, so that a steady turn measures the same at every rate.
-    public var shockThresholdG: Double = 0.45
+    public var shockThresholdG: Double = 0.6
 
     /// `ShockHoldMs`: how long after the last shock no change is reported. A few gravity
     /// filter time constants, so the filter has forgotten the shock by then.
     public var shockHoldMs: Double = 150
+
+    /// `MotionFilterMs`: time constant of a second, unweighted low-pass estimate that judges
+    /// motion: linear acceleration and steadiness are measured on it, not on single samples,
+    /// so that sensor noise and tremor do not count.
+    public var motionFilterMs: Double = 100
+
+    /// `AccelerationGateG`: when the motion estimate's length differs from 1 g by more than
+    /// this, the device is under linear acceleration (the strides of a run, a swing, a
+    /// pocket): no change is reported until `AccelerationHoldMs` after it ends.
+    public var accelerationGateG: Double = 0.3
+
+    /// `ScatterDeg`: when the samples scatter in direction around the motion estimate by
+    /// more than this (RMS), sideways forces are turning the apparent gravity: held off
+    /// as linear acceleration too. A bounce along gravity (walking) does not scatter.
+    public var scatterDeg: Double = 25
+
+    /// `AccelerationHoldMs`: how long after linear acceleration ends no change is reported.
+    public var accelerationHoldMs: Double = 100
+
+    /// `SteadyAngleDeg`: the gravity estimate's direction counts as steady while it stays
+    /// within this angle of where it was when it last moved.
+    public var steadyAngleDeg: Double = 20
+
+    /// `SteadyMs`: how long the direction must have been steady before a new orientation is
+    /// reported. A rotation that is meant ends in a steady hold; an excursion passes
+    /// through an orientation while the hand still moves.
+    public var steadyMs: Double = 100
 
     /// `OrientationHysteresisDeg`: how far past the 45° boundary between two orientations
     /// the gravity direction must go before a change is considered. Keeps a device held
@@ -39,6 +68,11 @@ public struct EngineTunables: Sendable, Equatable {
     /// this far above or below the horizon. Beyond it the device counts as lying flat and
     /// keeps its last orientation.
     public var maxElevationDeg: Double = 70
+
+    /// `MinElevationDeg`: orientation is only decided while the screen normal is above this
+    /// elevation. Below it the screen faces the floor (a phone held overhead, lying in
+    /// bed): the device keeps its orientation, as with Android's "overhead" rule.
+    public var minElevationDeg: Double = -35
 
     /// `FlatExitMs`: after lying flat (or near flat, e.g. during a table bump), the device must
     /// have been out of the flat zone for this long before a new orientation is reported.
@@ -57,7 +91,9 @@ public struct EngineTunables: Sendable, Equatable {
     /// settle times. A longer gap (dropout, suspend) counts as this much.
     public var maxIntervalMs: Double = 150
 
-    /// `StandardGravity`: 1 g in m/s², the magnitude a device at rest reads.
+    /// `StandardGravity`: 1 g in m/s², what a correctly scaled sensor reads at rest. The
+    /// engine learns the sensor's own 1 g; this is only what it is compared with to tell
+    /// that the scale looks wrong.
     public var standardGravity: Double = 9.80665
 
     public init() {}
@@ -65,97 +101,14 @@ public struct EngineTunables: Sendable, Equatable {
     /// The documented defaults.
     public static let `default` = EngineTunables()
 
-    /// All configuration-file keys, in documentation order.
-    public static let keys: [String] = [
-        "GravityFilterMs",
-        "AccelerationToleranceG",
-        "ShockThresholdG",
-        "ShockHoldMs",
-        "OrientationHysteresisDeg",
-        "OrientationSettleMs",
-        "MaxElevationDeg",
-        "FlatExitMs",
-        "TiltHysteresisDeg",
-        "TiltSettleMs",
-        "MaxIntervalMs",
-        "StandardGravity",
-    ]
-
-    /// A one-line description of a key with its unit, allowed range and default; nil for
-    /// an unknown key.
-    public static func documentation(forKey key: String) -> String? {
-        guard let spec = spec(for: key) else { return nil }
-        let d = EngineTunables.default.value(forKey: key) ?? 0
-        return "\(key) (\(spec.unit), \(spec.rangeText), default \(formatNumber(d))): \(spec.summary)"
-    }
-
-    /// The current value of a tunable by its key; nil for an unknown key.
-    public func value(forKey key: String) -> Double? {
-        switch key {
-        case "GravityFilterMs": gravityFilterMs
-        case "AccelerationToleranceG": accelerationToleranceG
-        case "ShockThresholdG": shockThresholdG
-        case "ShockHoldMs": shockHoldMs
-        case "OrientationHysteresisDeg": orientationHysteresisDeg
-        case "OrientationSettleMs": orientationSettleMs
-        case "MaxElevationDeg": maxElevationDeg
-        case "FlatExitMs": flatExitMs
-        case "TiltHysteresisDeg": tiltHysteresisDeg
-        case "TiltSettleMs": tiltSettleMs
-        case "MaxIntervalMs": maxIntervalMs
-        case "StandardGravity": standardGravity
-        default: nil
-        }
-    }
-
-    /// Set one tunable by its configuration-file key (e.g. `"OrientationSettleMs"`).
-    ///
-    /// The value is parsed without regard to locale (a `.` decimal point, optional
-    /// exponent; surrounding spaces and tabs are ignored). Throws a ``TunableError``
-    /// naming the key and the value for an unknown key, a value that is not a number, a
-    /// non-finite number, or a number outside the key's range.
-    public mutating func set(key: String, value: String) throws(TunableError) {
-        guard let spec = Self.spec(for: key) else {
-            throw TunableError(key: key, value: value,
-                               reason: "unknown key (known keys: \(Self.keys.joined(separator: ", ")))")
-        }
-        let text = value.trimmingSpaces()
-        guard !text.isEmpty else {
-            throw TunableError(key: key, value: value, reason: "empty value, expected a number in \(spec.unit)")
-        }
-        guard Self.isPlainDecimal(text), let v = Double(text) else {
-            throw TunableError(key: key, value: value, reason: "not a decimal number")
-        }
-        guard v.isFinite else {
-            throw TunableError(key: key, value: value, reason: "not a finite number")
-        }
-        guard v >= spec.min, spec.maxInclusive ? v <= spec.max : v < spec.max else {
-            throw TunableError(key: key, value: value, reason: "out of range, expected \(spec.rangeText)")
-        }
-        switch key {
-        case "GravityFilterMs": gravityFilterMs = v
-        case "AccelerationToleranceG": accelerationToleranceG = v
-        case "ShockThresholdG": shockThresholdG = v
-        case "ShockHoldMs": shockHoldMs = v
-        case "OrientationHysteresisDeg": orientationHysteresisDeg = v
-        case "OrientationSettleMs": orientationSettleMs = v
-        case "MaxElevationDeg": maxElevationDeg = v
-        case "FlatExitMs": flatExitMs = v
-        case "TiltHysteresisDeg": tiltHysteresisDeg = v
-        case "TiltSettleMs": tiltSettleMs = v
-        case "MaxIntervalMs": maxIntervalMs = v
-        case "StandardGravity": standardGravity = v
-        default: break  // unreachable: spec(for:) knows the same keys
-        }
-    }
-
-    // MARK: - Key table
-
-    struct Spec {
+    /// One configuration-file key: where it is stored and what it may hold.
+    struct Entry: Sendable {
+        var key: String
+        var path: WritableKeyPath<EngineTunables, Double> & Sendable
         var unit: String
         var min: Double
         var max: Double
-        var maxInclusive: Bool
+        var maxInclusive = true
         var summary: String
 
         var rangeText: String {
@@ -165,47 +118,91 @@ public struct EngineTunables: Sendable, Equatable {
         }
     }
 
-    static func spec(for key: String) -> Spec? {
-        switch key {
-        case "GravityFilterMs":
-            Spec(unit: "ms", min: 0, max: 10_000, maxInclusive: true,
-                 summary: "time constant of the gravity low-pass filter")
-        case "AccelerationToleranceG":
-            Spec(unit: "g", min: 0.01, max: 10, maxInclusive: true,
-                 summary: "magnitude error (fraction of 1 g) at which a sample counts half in the gravity filter")
-        case "ShockThresholdG":
-            Spec(unit: "g", min: 0.01, max: 100, maxInclusive: true,
-                 summary: "linear acceleration (sample minus gravity estimate, in g) above which a sample is a shock that holds off changes")
-        case "ShockHoldMs":
-            Spec(unit: "ms", min: 0, max: 60_000, maxInclusive: true,
-                 summary: "how long after the last shock no orientation or tilt change is reported")
-        case "OrientationHysteresisDeg":
-            Spec(unit: "degrees", min: 0, max: 45, maxInclusive: false,
-                 summary: "how far past the 45 degree boundary gravity must go before the orientation may change")
-        case "OrientationSettleMs":
-            Spec(unit: "ms", min: 0, max: 60_000, maxInclusive: true,
-                 summary: "how long a new orientation must persist before it is reported")
-        case "MaxElevationDeg":
-            Spec(unit: "degrees", min: 1, max: 90, maxInclusive: true,
-                 summary: "beyond this elevation of the screen normal the device is flat and keeps its orientation")
-        case "FlatExitMs":
-            Spec(unit: "ms", min: 0, max: 60_000, maxInclusive: true,
-                 summary: "how long the device must be out of the flat zone before a new orientation is reported")
-        case "TiltHysteresisDeg":
-            Spec(unit: "degrees", min: 0, max: 20, maxInclusive: false,
-                 summary: "how far past a tilt threshold (20 or 70 degrees) the elevation must go before the tilt changes")
-        case "TiltSettleMs":
-            Spec(unit: "ms", min: 0, max: 60_000, maxInclusive: true,
-                 summary: "how long a new tilt must persist before it is reported")
-        case "MaxIntervalMs":
-            Spec(unit: "ms", min: 1, max: 60_000, maxInclusive: true,
-                 summary: "longest sample interval credited to the settle times (longer gaps count as this)")
-        case "StandardGravity":
-            Spec(unit: "m/s^2", min: 1, max: 100, maxInclusive: true,
-                 summary: "magnitude of 1 g as read by the sensor at rest")
-        default:
-            nil
+    /// Every tunable, in documentation order.
+    static let entries: [Entry] = [
+        Entry(key: "GravityFilterMs", path: \.gravityFilterMs, unit: "ms", min: 0, max: 10_000,
+              summary: "time constant of the gravity low-pass filter"),
+        Entry(key: "AccelerationToleranceG", path: \.accelerationToleranceG, unit: "g", min: 0.01, max: 10,
+              summary: "magnitude error (fraction of 1 g) at which a sample counts half in the gravity filter"),
+        Entry(key: "ShockThresholdG", path: \.shockThresholdG, unit: "g", min: 0.01, max: 100,
+              summary: "linear acceleration (sample minus gravity estimate, in g) above which a sample is a shock that holds off changes"),
+        Entry(key: "ShockHoldMs", path: \.shockHoldMs, unit: "ms", min: 0, max: 60_000,
+              summary: "how long after the last shock no orientation or tilt change is reported"),
+        Entry(key: "MotionFilterMs", path: \.motionFilterMs, unit: "ms", min: 0, max: 10_000,
+              summary: "time constant of the unweighted low-pass estimate on which motion is judged"),
+        Entry(key: "AccelerationGateG", path: \.accelerationGateG, unit: "g", min: 0.01, max: 100,
+              summary: "magnitude error (fraction of 1 g) of the motion estimate beyond which the device is under linear acceleration"),
+        Entry(key: "ScatterDeg", path: \.scatterDeg, unit: "degrees", min: 0.1, max: 180,
+              summary: "RMS scatter of sample directions around the motion estimate beyond which the device is under linear acceleration"),
+        Entry(key: "AccelerationHoldMs", path: \.accelerationHoldMs, unit: "ms", min: 0, max: 60_000,
+              summary: "how long after linear acceleration ends no orientation or tilt change is reported"),
+        Entry(key: "SteadyAngleDeg", path: \.steadyAngleDeg, unit: "degrees", min: 0.1, max: 90,
+              summary: "how far the gravity direction may move and still count as steady"),
+        Entry(key: "SteadyMs", path: \.steadyMs, unit: "ms", min: 0, max: 60_000,
+              summary: "how long the gravity direction must have been steady before the orientation changes"),
+        Entry(key: "OrientationHysteresisDeg", path: \.orientationHysteresisDeg, unit: "degrees", min: 0, max: 45,
+              maxInclusive: false,
+              summary: "how far past the 45 degree boundary gravity must go before the orientation may change"),
+        Entry(key: "OrientationSettleMs", path: \.orientationSettleMs, unit: "ms", min: 0, max: 60_000,
+              summary: "how long a new orientation must persist before it is reported"),
+        Entry(key: "MaxElevationDeg", path: \.maxElevationDeg, unit: "degrees", min: 1, max: 90,
+              summary: "beyond this elevation of the screen normal the device is flat and keeps its orientation"),
+        Entry(key: "MinElevationDeg", path: \.minElevationDeg, unit: "degrees", min: -90, max: 0,
+              summary: "below this elevation (screen toward the floor, held overhead) the device keeps its orientation"),
+        Entry(key: "FlatExitMs", path: \.flatExitMs, unit: "ms", min: 0, max: 60_000,
+              summary: "how long the device must be out of the flat zone before a new orientation is reported"),
+        Entry(key: "TiltHysteresisDeg", path: \.tiltHysteresisDeg, unit: "degrees", min: 0, max: 20, maxInclusive: false,
+              summary: "how far past a tilt threshold (20 or 70 degrees) the elevation must go before the tilt changes"),
+        Entry(key: "TiltSettleMs", path: \.tiltSettleMs, unit: "ms", min: 0, max: 60_000,
+              summary: "how long a new tilt must persist before it is reported"),
+        Entry(key: "MaxIntervalMs", path: \.maxIntervalMs, unit: "ms", min: 1, max: 60_000,
+              summary: "longest sample interval credited to the settle times (longer gaps count as this)"),
+        Entry(key: "StandardGravity", path: \.standardGravity, unit: "m/s^2", min: 1, max: 100,
+              summary: "1 g in m/s^2; a learned gravity far from it is logged as a wrong sensor scale"),
+    ]
+
+    static func entry(for key: String) -> Entry? { entries.first { $0.key == key } }
+
+    /// All configuration-file keys, in documentation order.
+    public static var keys: [String] { entries.map(\.key) }
+
+    /// A one-line description of a key with its unit, allowed range and default; nil for
+    /// an unknown key.
+    public static func documentation(forKey key: String) -> String? {
+        guard let e = entry(for: key) else { return nil }
+        return "\(key) (\(e.unit), \(e.rangeText), default \(formatNumber(Self.default[keyPath: e.path]))): \(e.summary)"
+    }
+
+    /// The current value of a tunable by its key; nil for an unknown key.
+    public func value(forKey key: String) -> Double? {
+        Self.entry(for: key).map { self[keyPath: $0.path] }
+    }
+
+    /// Set one tunable by its configuration-file key (e.g. `"OrientationSettleMs"`).
+    ///
+    /// The value is parsed without regard to locale (a `.` decimal point, optional
+    /// exponent; surrounding spaces and tabs are ignored). Throws a ``TunableError``
+    /// naming the key and the value for an unknown key, a value that is not a number, a
+    /// non-finite number, or a number outside the key's range.
+    public mutating func set(key: String, value: String) throws(TunableError) {
+        guard let e = Self.entry(for: key) else {
+            throw TunableError(key: key, value: value,
+                               reason: "unknown key (known keys: \(Self.keys.joined(separator: ", ")))")
         }
+        let text = value.trimmingSpaces()
+        guard !text.isEmpty else {
+            throw TunableError(key: key, value: value, reason: "empty value, expected a number in \(e.unit)")
+        }
+        guard Self.isPlainDecimal(text), let v = Double(text) else {
+            throw TunableError(key: key, value: value, reason: "not a decimal number")
+        }
+        guard v.isFinite else {
+            throw TunableError(key: key, value: value, reason: "not a finite number")
+        }
+        guard v >= e.min, e.maxInclusive ? v <= e.max : v < e.max else {
+            throw TunableError(key: key, value: value, reason: "out of range, expected \(e.rangeText)")
+        }
+        self[keyPath: e.path] = v
     }
 
     /// Digits, one optional sign, one optional '.', one optional exponent. Rejects the

@@ -5,30 +5,49 @@
 ///
 /// ## How it decides
 ///
-/// 1. **Gravity estimate.** A first-order low-pass filter with time constant
-///    `GravityFilterMs` follows the acceleration vector. The filter gain is computed from
-///    the real interval between samples (1 − e^(−Δt/τ)), so it is the same filter at any
-///    rate, with jitter and across gaps. Each sample's gain is scaled down by how far its
-///    magnitude differs from 1 g (weight 1 / (1 + (Δ/`AccelerationToleranceG`)²)):
-///    shakes, taps, bumps and lever-arm forces move the estimate much less than samples
-///    that look like gravity.
-/// 2. **Shocks.** A sample farther than `ShockThresholdG` from the gravity estimate (the
-///    apparent linear acceleration of a shake, tap, knock or bump) holds every change off
-///    until `ShockHoldMs` after the last such sample (less half its interval: the motion
-///    happened somewhere within it), so the filter has forgotten it.
-/// 3. **Angles.** From the estimate: the elevation θ of the screen normal above the
+/// 1. **The sensor's own 1 g.** ``GravityMagnitude`` learns how long gravity reads on this
+///    sensor while it is still, so every magnitude below is a fraction of the sensor's
+///    1 g and a mis-scaled sensor (×0.001 … ×1000) decides exactly as a right one.
+/// 2. **Gravity estimate.** A first-order low-pass filter with time constant
+///    `GravityFilterMs` follows the acceleration vector. The gain is computed from the real
+///    interval between samples (1 − e^(−Δt/τ)), so it is the same filter at any rate, with
+///    jitter and across gaps. Each sample's gain is scaled down by how far its magnitude
+///    differs from 1 g (weight 1 / (1 + (Δ/`AccelerationToleranceG`)²)).
+/// 3. **Moving or still.** Three things hold every change off, each until its own time
+///    after it was last seen: a *shock* (the sample farther than `ShockThresholdG` from the
+///    estimate: shakes, taps, knocks, a fast turn's lever-arm forces; `ShockHoldMs`);
+///    *linear acceleration* (|a| more than `AccelerationGateG` from 1 g: strides of a run,
+///    a swing, a pocket; `AccelerationHoldMs`); and *motion* (the estimate's direction has
+///    moved more than `SteadyAngleDeg` from where it was: the device is still turning;
+///    a change waits until it has been steady for `SteadyMs`). A person's excursions
+///    (a glance, a hand on its way to a pocket) pass through an orientation while the hand
+///    still moves; a rotation that is meant ends in a steady hold. Committing on
+///    steadiness rather than on elapsed time alone is what lets the engine be fast on
+///    real rotations and calm on excursions.
+/// 4. **Angles.** From the estimate: the elevation θ of the screen normal above the
 ///    horizon, and the roll angle φ of the screen's up direction (README section 1).
-/// 4. **Orientation.** Only while |θ| < `MaxElevationDeg` (otherwise the device is flat
-///    and keeps its orientation). The current orientation is left only when φ is more than
-///    45° + `OrientationHysteresisDeg` away from its centre; the proposal is then the
-///    orientation whose centre is nearest. A proposal must persist for
-///    `OrientationSettleMs` of sample time before it is reported, and not within
-///    `FlatExitMs` of the device having been flat.
-/// 5. **Tilt.** From θ with the thresholds 20° and 70°, each moved by
-///    `TiltHysteresisDeg` away from the current state, and its own settle time
-///    `TiltSettleMs`.
-/// 6. **First sample after reset** is decided at once, without hysteresis or settling:
+/// 5. **Orientation.** Only while `MinElevationDeg` < θ < `MaxElevationDeg`: above, the
+///    device lies (nearly) flat; below, the screen faces the floor, as when a phone is held
+///    overhead lying in bed (Android's "overhead" rule). There it keeps its orientation. The
+///    current orientation is left only when φ is more than 45° + `OrientationHysteresisDeg`
+///    from its centre; the proposal is the orientation whose centre is nearest. It is
+///    reported once it has persisted for `OrientationSettleMs`, the device has been steady
+///    and calm as above, and it has been out of the flat and overhead zones for
+///    `FlatExitMs`.
+/// 6. **Tilt.** From θ with the thresholds 20° and 70°, each moved by `TiltHysteresisDeg`
+///    away from the current state, its own settle time `TiltSettleMs`, and the same shock
+///    and linear-acceleration holds.
+/// 7. **First sample after reset** is decided at once, without hysteresis or settling:
 ///    nearest orientation (unless flat) and the plain tilt label.
+///
+/// ## Decisions that complete without new samples
+///
+/// Event-driven sensors (evdev, IIO buffers on a data-ready or motion trigger) send nothing
+/// while the device lies still: the kernel drops repeated values. A pending change would
+/// then wait for the next movement. ``nextDeadlineMs`` says when the pending decision
+/// would complete if the last sample stayed as it is, and ``advance(toMs:)`` re-evaluates
+/// with that held sample at a later time; the daemon arms a timer for the one and calls
+/// the other, and `orientationctl replay` does the same between the samples of a trace.
 public struct OrientationEngine: Sendable {
     /// The tunables this engine was made with.
     public let tunables: EngineTunables
@@ -41,30 +60,48 @@ public struct OrientationEngine: Sendable {
     // Derived constants.
     private let leaveAngleDeg: Double
     private let maxElevationDeg: Double
+    private let minElevationDeg: Double
     private let invTolerance: Double
-    private let invGravity: Double
     private let gravityFilterMs: Double
     private let maxIntervalMs: Double
     private let orientationSettleMs: Double
     private let flatExitMs: Double
     private let shockThreshold: Double
     private let shockHoldMs: Double
+    private let accelerationGate: Double
+    private let accelerationHoldMs: Double
+    private let cosSteady: Double
+    private let motionFilterMs: Double
+    private let scatterLimit: Double
+    private let steadyMs: Double
     private let tiltSettleMs: Double
     private let tiltHysteresisDeg: Double
 
     // Filter state.
     private var started = false
     private var lastTimeMs: Int64 = 0
+    private var held = Sample(timeMs: 0, x: 0, y: 0, z: 0)
     private var gx = 0.0, gy = 0.0, gz = 0.0
+    private var magnitude = GravityMagnitude()
     private var cachedDt = -1.0
     private var cachedAlpha = 1.0
+    private var cachedMeanAlpha = 1.0
     private var cachedLagScale = 1.0
+
+    // Motion state: a smoother, unweighted estimate, and how far samples scatter around it.
+    private var sx = 0.0, sy = 0.0, sz = 0.0
+    private var scatter = 0.0
+    private var cachedMotionAlpha = 1.0
+    private var anchorX = 0.0, anchorY = 0.0, anchorZ = 0.0
+    private var steadyForMs = 0.0
+    private var sinceShockMs = Double.infinity
+    private var sinceAccelerationMs = Double.infinity
+    private var heldIsAccelerating = false
 
     // Decision state.
     private var orientationCandidate: Orientation = .undefined
     private var orientationElapsedMs = 0.0
     private var sinceFlatMs = Double.infinity
-    private var sinceShockMs = Double.infinity
     private var tiltCandidate: Tilt = .undefined
     private var tiltElapsedMs = 0.0
 
@@ -75,14 +112,22 @@ public struct OrientationEngine: Sendable {
         self.tunables = tunables
         leaveAngleDeg = 45 + tunables.orientationHysteresisDeg
         maxElevationDeg = tunables.maxElevationDeg
+        minElevationDeg = tunables.minElevationDeg
         invTolerance = 1 / tunables.accelerationToleranceG
-        invGravity = 1 / tunables.standardGravity
         gravityFilterMs = tunables.gravityFilterMs
         maxIntervalMs = tunables.maxIntervalMs
         orientationSettleMs = tunables.orientationSettleMs
         flatExitMs = tunables.flatExitMs
         shockThreshold = tunables.shockThresholdG
         shockHoldMs = tunables.shockHoldMs
+        accelerationGate = tunables.accelerationGateG
+        accelerationHoldMs = tunables.accelerationHoldMs
+        cosSteady = EngineMath.cosDegrees(tunables.steadyAngleDeg)
+        motionFilterMs = tunables.motionFilterMs
+        // Mean of 1 − cos(angle) that a scatter of ScatterDeg (RMS) gives: ≈ angle²/2.
+        let r = tunables.scatterDeg * EngineMath.radiansPerDegree
+        scatterLimit = r * r / 2
+        steadyMs = tunables.steadyMs
         tiltSettleMs = tunables.tiltSettleMs
         tiltHysteresisDeg = tunables.tiltHysteresisDeg
     }
@@ -90,25 +135,69 @@ public struct OrientationEngine: Sendable {
     /// Forget all history (called when the first client starts). Orientation and tilt go
     /// back to `.undefined`, and the next sample decides both at once.
     public mutating func reset() {
-        started = false
-        lastTimeMs = 0
-        gx = 0; gy = 0; gz = 0
-        orientation = .undefined
-        tilt = .undefined
-        orientationCandidate = .undefined
-        orientationElapsedMs = 0
-        sinceFlatMs = .infinity
-        sinceShockMs = .infinity
-        tiltCandidate = .undefined
-        tiltElapsedMs = 0
-        last = Trace()
+        self = OrientationEngine(tunables: tunables)
+    }
+
+    /// The magnitude of gravity learned from this sensor while it was still, in the
+    /// samples' unit (m/s² for a correctly scaled sensor); nil until confirmed by about a
+    /// second of stillness.
+    public var learnedGravity: Double? { magnitude.isConfirmed ? magnitude.value : nil }
+
+    /// True when the learned gravity is far (more than a third) from `StandardGravity`:
+    /// the sensor's scale is most likely wrong. The engine decides correctly either way;
+    /// the daemon logs it once, as a hint for a driver or hwdb fix.
+    public var scaleLooksWrong: Bool {
+        guard let g = learnedGravity else { return false }
+        let ratio = g / tunables.standardGravity
+        return ratio > 4.0 / 3.0 || ratio < 3.0 / 4.0
+    }
+
+    /// The one log line for ``scaleLooksWrong``, e.g. "sensor scale looks wrong: gravity
+    /// reads 251 m/s^2 at rest, expected 9.81"; nil while the scale looks right.
+    public var scaleWarning: String? {
+        guard scaleLooksWrong, let g = learnedGravity else { return nil }
+        let digits = g >= 100 ? 0 : g >= 1 ? 2 : 4
+        return "sensor scale looks wrong: gravity reads \(fmt(g, digits)) m/s^2 at rest, expected "
+            + fmt(tunables.standardGravity, 2) + " (orientation is still decided from its direction)"
+    }
+
+    /// When the pending change of orientation or tilt would complete if the last sample
+    /// stayed as it is (a silent, event-driven sensor): a time on the samples' clock, or
+    /// nil when nothing is pending or the held sample could never complete it (it is itself
+    /// linear acceleration). Call ``advance(toMs:)`` then.
+    public var nextDeadlineMs: Int64? {
+        guard started, !heldIsAccelerating else { return nil }
+        var need = Double.infinity
+        let calmNeed = max(0, shockHoldMs - sinceShockMs, accelerationHoldMs - sinceAccelerationMs)
+        if orientationCandidate != .undefined {
+            need = max(calmNeed, orientationSettleMs - orientationElapsedMs,
+                       steadyMs - steadyForMs, flatExitMs - sinceFlatMs)
+        }
+        if tiltCandidate != .undefined {
+            need = min(need, max(calmNeed, tiltSettleMs - tiltElapsedMs))
+        }
+        guard need.isFinite else { return nil }
+        // Whole milliseconds, at least one later: the samples' clock is in ms.
+        let ms = max(1, need.rounded(.up))
+        return ms < 1e12 ? lastTimeMs + Int64(ms) : nil
+    }
+
+    /// Re-evaluates with the last sample held until `timeMs` (see ``nextDeadlineMs``).
+    /// Returns true when the orientation or the tilt changed. Does nothing before the first
+    /// sample or for a time that is not later than the last sample's.
+    @discardableResult
+    public mutating func advance(toMs timeMs: Int64) -> Bool {
+        guard started, timeMs > lastTimeMs else { return false }
+        var s = held
+        s.timeMs = timeMs
+        return feed(s)
     }
 
     /// Feed one sample. Returns true when the orientation or the tilt changed.
     ///
     /// Samples with a non-finite component, or too large to square, are ignored (no state
     /// change, not even of the clock). A timestamp that does not increase counts as no time
-    /// passing. A first sample that reads (almost) zero, as in free fall, is ignored.
+    /// passing. A first sample that reads exactly zero carries no direction and is ignored.
     @discardableResult
     public mutating func feed(_ sample: Sample) -> Bool {
         let x = sample.x, y = sample.y, z = sample.z
@@ -118,20 +207,23 @@ public struct OrientationEngine: Sendable {
         let before = (orientation, tilt)
 
         if !started {
-            // The first sample decides at once. Free fall carries no direction: wait.
-            guard m * invGravity > 0.1 else { return false }
+            // The first sample decides at once. A zero reading carries no direction: wait.
+            guard m > 0 else { return false }
             started = true
             lastTimeMs = sample.timeMs
+            held = sample
             gx = x; gy = y; gz = z
+            sx = x; sy = y; sz = z
+            magnitude.start(m)
+            setAnchor()
+            steadyForMs = 0
             let a = angles()
-            orientation = a.flat ? .undefined : Self.nearest(a.phi)
-            sinceFlatMs = a.flat ? 0 : .infinity
+            orientation = a.zone == .free ? Self.nearest(a.phi) : .undefined
+            sinceFlatMs = a.zone == .free ? .infinity : 0
             tilt = tiltLevel(a.elevation, current: nil)
-            last = Trace(timeMs: sample.timeMs, x: x, y: y, z: z, magnitudeG: m * invGravity, weight: 1,
-                         gx: gx, gy: gy, gz: gz, phi: a.phi, elevation: a.elevation, flat: a.flat,
-                         proposedOrientation: orientation, orientationCandidate: .undefined,
-                         orientationElapsedMs: 0, proposedTilt: tilt, tiltCandidate: .undefined,
-                         tiltElapsedMs: 0, firstSample: true)
+            last = Trace(timeMs: sample.timeMs, x: x, y: y, z: z, magnitudeG: 1, weight: 1,
+                         gx: gx, gy: gy, gz: gz, phi: a.phi, elevation: a.elevation, zone: a.zone,
+                         proposedOrientation: orientation, firstSample: true)
             return orientation != .undefined || tilt != .undefined
         }
 
@@ -139,45 +231,79 @@ public struct OrientationEngine: Sendable {
         let dtRaw = Double(sample.timeMs) - Double(lastTimeMs)
         let dt = dtRaw > 0 ? dtRaw : 0
         lastTimeMs = sample.timeMs
+        held = sample
 
-        // Gravity filter: gain from the real interval, scaled by how much the sample
-        // looks like gravity.
         if dt != cachedDt {
             cachedDt = dt
             cachedAlpha = gravityFilterMs > 0 ? 1 - EngineMath.expNeg(dt / gravityFilterMs) : 1
+            cachedMeanAlpha = 1 - EngineMath.expNeg(dt / GravityMagnitude.meanMs)
+            cachedMotionAlpha = motionFilterMs > 0 ? 1 - EngineMath.expNeg(dt / motionFilterMs) : 1
             // A steady turn puts the sample ω·Δt/α away from the estimate before the update;
             // a continuous filter would lag by ω·τ. Rescale so the shock test is the same
             // at every rate (1 at high rates, 0.37 at 10 Hz with τ = 40 ms).
             cachedLagScale = dt > 0 && gravityFilterMs > 0 ? min(1, gravityFilterMs * cachedAlpha / dt) : 1
         }
-        let magnitudeError = m * invGravity - 1
+        let credit = dt < maxIntervalMs ? dt : maxIntervalMs
+
+        // The sensor's 1 g, then this sample in units of it.
+        magnitude.observe(m, dtMs: credit, alpha: cachedMeanAlpha)
+        let invG = 1 / magnitude.value
+        let magnitudeError = m * invG - 1
+
+        // Gravity filter: gain from the real interval, scaled by how much the sample
+        // looks like gravity.
         let dev = magnitudeError * invTolerance
         let weight = 1 / (1 + dev * dev)
         let alpha = cachedAlpha * weight
         let lx = x - gx, ly = y - gy, lz = z - gz
-        let linear = (lx * lx + ly * ly + lz * lz).squareRoot() * invGravity * cachedLagScale
+        let linear = (lx * lx + ly * ly + lz * lz).squareRoot() * invG * cachedLagScale
         gx += alpha * lx
         gy += alpha * ly
         gz += alpha * lz
 
-        let credit = dt < maxIntervalMs ? dt : maxIntervalMs
+        // What put the sample this far off happened somewhere within the last interval:
+        // credit half of it, as for a boundary crossing below.
         if linear > shockThreshold {
-            // What put the sample this far from the estimate happened during the last
-            // interval: credit half of it, as for a boundary crossing below. (At high
-            // rates this is a few ms; at 10 Hz it keeps a fast quarter turn seen between
-            // two polls from waiting a whole extra poll.)
             sinceShockMs = credit * 0.5
         } else {
             sinceShockMs += credit
         }
-        let calm = sinceShockMs >= shockHoldMs && !estimateTooWeak
+        // Linear acceleration, judged on the smoother estimate so that sensor noise and
+        // tremor do not count: its length far from 1 g (a run's strides, a swing), or the
+        // samples scattering in direction around it (sideways forces that turn the apparent
+        // gravity; a bounce along gravity does not).
+        let sm = cachedMotionAlpha
+        sx += sm * (x - sx); sy += sm * (y - sy); sz += sm * (z - sz)
+        let s2 = sx * sx + sy * sy + sz * sz
+        let sLength = s2.squareRoot()
+        let cosScatter = m > 0 && sLength > 0 ? (x * sx + y * sy + z * sz) / (m * sLength) : -1
+        scatter += sm * ((1 - cosScatter) - scatter)
+        // Held still, a reading this far from 1 g would keep the device "accelerating" for
+        // ever: such a sample cannot complete a decision by itself (see nextDeadlineMs).
+        heldIsAccelerating = abs(magnitudeError) > accelerationGate
+        if abs(sLength * invG - 1) > accelerationGate || scatter > scatterLimit {
+            sinceAccelerationMs = credit * 0.5
+        } else {
+            sinceAccelerationMs += credit
+        }
+        // Steadiness: has the smoother estimate's direction stayed near where it was?
+        let dot = sx * anchorX + sy * anchorY + sz * anchorZ
+        if s2 > 0 && dot > 0 && dot * dot >= cosSteady * cosSteady * s2 {
+            steadyForMs += credit
+        } else {
+            setAnchor()
+            steadyForMs = credit * 0.5
+        }
+        let g2 = gx * gx + gy * gy + gz * gz
+        let calm = sinceShockMs >= shockHoldMs && sinceAccelerationMs >= accelerationHoldMs
+            && g2 * invG * invG >= 0.25
         let a = angles()
 
         // Orientation.
         var proposed = orientation
         var offCentre = 0.0
         var settledMs = -1.0
-        if a.flat {
+        if a.zone != .free {
             orientationCandidate = .undefined
             orientationElapsedMs = 0
             sinceFlatMs = 0
@@ -201,7 +327,8 @@ public struct OrientationEngine: Sendable {
                     orientationCandidate = proposed
                     orientationElapsedMs = credit * 0.5
                 }
-                if orientationElapsedMs >= orientationSettleMs && sinceFlatMs >= flatExitMs && calm {
+                if orientationElapsedMs >= orientationSettleMs && sinceFlatMs >= flatExitMs && calm
+                    && steadyForMs >= steadyMs {
                     settledMs = orientationElapsedMs
                     orientation = proposed
                     orientationCandidate = .undefined
@@ -231,29 +358,43 @@ public struct OrientationEngine: Sendable {
             }
         }
 
-        last = Trace(timeMs: sample.timeMs, x: x, y: y, z: z, magnitudeG: m * invGravity, weight: weight,
-                     gx: gx, gy: gy, gz: gz, phi: a.phi, elevation: a.elevation, flat: a.flat,
-                     offCentre: offCentre, sinceFlatMs: sinceFlatMs, sinceShockMs: sinceShockMs, settledMs: settledMs,
+        last = Trace(timeMs: sample.timeMs, x: x, y: y, z: z, magnitudeG: m * invG, weight: weight,
+                     gx: gx, gy: gy, gz: gz, phi: a.phi, elevation: a.elevation, zone: a.zone,
+                     offCentre: offCentre, sinceFlatMs: sinceFlatMs, sinceShockMs: sinceShockMs,
+                     sinceAccelerationMs: sinceAccelerationMs, steadyForMs: steadyForMs, settledMs: settledMs,
                      tiltSettledMs: tiltSettledMs, proposedOrientation: proposed, orientationCandidate: orientationCandidate,
                      orientationElapsedMs: orientationElapsedMs, proposedTilt: proposedTilt,
                      tiltCandidate: tiltCandidate, tiltElapsedMs: tiltElapsedMs, firstSample: false)
         return before != (orientation, tilt)
     }
 
+    /// Makes the estimate's current direction the one steadiness is measured from.
+    private mutating func setAnchor() {
+        let n = (sx * sx + sy * sy + sz * sz).squareRoot()
+        guard n > 0 else { anchorX = 0; anchorY = 0; anchorZ = 0; return }
+        anchorX = sx / n; anchorY = sy / n; anchorZ = sz / n
+    }
+
     // MARK: - Geometry
 
-    /// φ and θ of the gravity estimate, in degrees, and whether the device counts as flat.
-    private func angles() -> (phi: Double, elevation: Double, flat: Bool) {
+    /// Where the screen normal points, for the orientation decision.
+    enum Zone: Sendable {
+        /// Between `MinElevationDeg` and `MaxElevationDeg`: orientation is decided.
+        case free
+        /// Lying (nearly) flat, either way up.
+        case flat
+        /// Screen toward the floor beyond `MinElevationDeg`: held overhead.
+        case overhead
+    }
+
+    /// φ and θ of the gravity estimate, in degrees, and the zone they put the device in.
+    private func angles() -> (phi: Double, elevation: Double, zone: Zone) {
         let horizontal = (gx * gx + gy * gy).squareRoot()
         let elevation = EngineMath.atan2Degrees(gz, horizontal)
         let phi = EngineMath.atan2Degrees(-gx, -gy)
-        return (phi, elevation, !(abs(elevation) < maxElevationDeg) || horizontal == 0)
-    }
-
-    /// Whether the gravity estimate is too short to trust (after a long free fall, the
-    /// filter has been pulled toward zero): then nothing changes.
-    private var estimateTooWeak: Bool {
-        (gx * gx + gy * gy + gz * gz) * invGravity * invGravity < 0.25
+        let zone: Zone = !(abs(elevation) < maxElevationDeg) || horizontal == 0 ? .flat
+            : elevation <= minElevationDeg ? .overhead : .free
+        return (phi, elevation, zone)
     }
 
     /// Centre of an orientation's sector: φ in degrees.
@@ -320,10 +461,12 @@ public struct OrientationEngine: Sendable {
         var gx = 0.0, gy = 0.0, gz = 0.0
         var phi = 0.0
         var elevation = 0.0
-        var flat = false
+        var zone = Zone.free
         var offCentre = 0.0
         var sinceFlatMs = Double.infinity
         var sinceShockMs = Double.infinity
+        var sinceAccelerationMs = Double.infinity
+        var steadyForMs = 0.0
         var settledMs = -1.0
         var tiltSettledMs = -1.0
         var proposedOrientation: Orientation = .undefined
@@ -349,12 +492,15 @@ public struct OrientationEngine: Sendable {
         s += " phi=\(fmt(l.phi, 1))deg elevation=\(fmt(l.elevation, 1))deg"
         if l.firstSample {
             s += " first sample after reset: decided at once"
-            s += l.flat ? " (flat: orientation undefined)" : " (nearest orientation)"
+            s += l.zone == .free ? " (nearest orientation)" : " (flat or overhead: orientation undefined)"
             return s + " -> \(orientation.rawValue),\(tilt.rawValue)"
         }
-        if l.flat {
+        switch l.zone {
+        case .flat:
             s += " flat (|elevation| >= \(fmt(maxElevationDeg, 1))): orientation kept"
-        } else {
+        case .overhead:
+            s += " overhead (elevation <= \(fmt(minElevationDeg, 1))): orientation kept"
+        case .free:
             if l.proposedOrientation != .undefined {
                 s += " off-centre=\(fmt(l.offCentre, 1))deg (leave at >\(fmt(leaveAngleDeg, 1)))"
                 s += " proposed=\(l.proposedOrientation.rawValue)"
@@ -365,6 +511,12 @@ public struct OrientationEngine: Sendable {
         }
         if l.sinceShockMs < shockHoldMs {
             s += " shock \(fmt(l.sinceShockMs, 0))/\(fmt(shockHoldMs, 0))ms ago: holding"
+        }
+        if l.sinceAccelerationMs < accelerationHoldMs {
+            s += " accelerating \(fmt(l.sinceAccelerationMs, 0))/\(fmt(accelerationHoldMs, 0))ms ago: holding"
+        }
+        if l.steadyForMs < steadyMs {
+            s += " moving: steady \(fmt(l.steadyForMs, 0))/\(fmt(steadyMs, 0))ms"
         }
         if l.settledMs >= 0 {
             s += " orientation settled after \(fmt(l.settledMs, 0))/\(fmt(orientationSettleMs, 0))ms"

@@ -18,6 +18,12 @@ public final class OrientationService {
     private var compat: SensorProxyFacade?
     private var sensor: SensorBackend?
     private var engine: OrientationEngine
+    /// Completes the engine's pending decision when the sensor falls silent (see
+    /// `OrientationEngine.nextDeadlineMs`); disarmed, and free, while nothing is pending.
+    private var deadlineTimer: Timer?
+    private var armedDeadlineMs: Int64?
+    /// Whether the current sensor's wrong scale was logged (once per sensor).
+    private var scaleWarned = false
 
     // Manager state.
     private(set) var orientation: Orientation = .undefined
@@ -34,7 +40,7 @@ public final class OrientationService {
     private var nextClientID: UInt64 = 1
     private(set) var activeClients = 0
 
-    public init(connection: Connection, sensor: SensorBackend?, tunables: EngineTunables,
+    public init(connection: Connection, loop: EventLoop, sensor: SensorBackend?, tunables: EngineTunables,
                 authorizer: Authorizer, sensorProxyCompat: Bool = false, logger: Logger) {
         self.connection = connection
         tree = ObjectTree(connection: connection)
@@ -43,6 +49,11 @@ public final class OrientationService {
         self.authorizer = authorizer
         self.logger = logger
         if sensorProxyCompat { compat = SensorProxyFacade(service: self) }
+        do {
+            deadlineTimer = try Timer(loop: loop) { [weak self] in self?.engineDeadlineReached() }
+        } catch {
+            logger.warning("cannot create the settle timer (\(error)): a silent sensor settles only on its next event")
+        }
     }
 
     /// The well-known names to own: the native one, and iio-sensor-proxy's in
@@ -194,6 +205,7 @@ public final class OrientationService {
         releaseSensor()
         let before = (hasSensor, sensorName, sensorKind)
         sensor = newSensor
+        scaleWarned = false
         var names: [String] = []
         if before.0 != hasSensor { names.append("HasSensor") }
         if before.1 != sensorName { names.append("SensorName") }
@@ -290,6 +302,7 @@ public final class OrientationService {
         if let sample = sensor.currentSample() {
             engine.feed(sample)
             applyEngineState()
+            armEngineDeadline()
         }
     }
 
@@ -297,11 +310,42 @@ public final class OrientationService {
         guard sensorRunning else { return }
         sensor?.stop()
         sensorRunning = false
+        armEngineDeadline()
     }
 
     private func sensorSample(_ sample: Sample) {
         guard sensorWanted else { return }
         if engine.feed(sample) { applyEngineState() }
+        armEngineDeadline()
+        if !scaleWarned, let warning = engine.scaleWarning {
+            scaleWarned = true
+            logger.warning("\(sensor?.name ?? "sensor"): \(warning)")
+        }
+    }
+
+    /// Arms the timer for the engine's pending decision, or disarms it when nothing is
+    /// pending. Re-arms only when the deadline moved: one timerfd_settime per change.
+    private func armEngineDeadline() {
+        let deadline = sensorRunning ? engine.nextDeadlineMs : nil
+        guard deadline != armedDeadlineMs else { return }
+        armedDeadlineMs = deadline
+        guard let deadline else {
+            deadlineTimer?.disarm()
+            return
+        }
+        deadlineTimer?.arm(afterMs: max(0, deadline - MonotonicClock.milliseconds()))
+    }
+
+    /// The sensor said nothing new by the deadline: its reading still holds (event-driven
+    /// sensors are silent while nothing changes). Re-evaluates with it, stamped now. A
+    /// sensor that has no reading to give (suppressed in laptop mode, gone) gives nothing.
+    private func engineDeadlineReached() {
+        armedDeadlineMs = nil
+        guard sensorRunning, sensorWanted, let reading = sensor?.currentSample() else { return }
+        var sample = reading
+        sample.timeMs = max(sample.timeMs, MonotonicClock.milliseconds())
+        if engine.feed(sample) { applyEngineState() }
+        armEngineDeadline()
     }
 
     /// The device orientation a client sees.

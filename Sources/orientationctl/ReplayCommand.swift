@@ -6,7 +6,7 @@ import Glibc
 import OrientationEngine
 
 enum ReplayCommand {
-    static let usage = "usage: orientationctl replay [--config PATH] [--explain] TRACE.csv|-\n"
+    static let usage = "usage: orientationctl replay [--config PATH] [--explain|--explain-all] TRACE.csv|-\n"
         + "       orientationctl replay --help\n"
 
     static var help: String {
@@ -15,8 +15,8 @@ enum ReplayCommand {
                 orientationctl replay - run the orientation engine over a sensor trace
 
             SYNOPSIS
-                orientationctl replay [--config PATH] [--explain] TRACE.csv
-                orientationctl replay [--config PATH] [--explain] -
+                orientationctl replay [--config PATH] [--explain|--explain-all] TRACE.csv
+                orientationctl replay [--config PATH] [--explain|--explain-all] -
                 orientationctl replay --help
 
             DESCRIPTION
@@ -58,6 +58,8 @@ enum ReplayCommand {
                     starting with '#' or ';' and blank lines are comments. An
                     unknown key, a bad value or a malformed line is an error naming
                     the line.
+                --explain-all
+                    As --explain, and after every other sample too.
                 --explain
                     After each output line, print a line starting with '# ' on
                     standard output that explains the decision: the sample, its
@@ -102,6 +104,7 @@ enum ReplayCommand {
     static func run(_ arguments: [String]) -> Int32 {
         var configPath: String?
         var explain = false
+        var explainAll = false
         var tracePath: String?
         var i = 0
         var onlyOperands = false
@@ -123,6 +126,9 @@ enum ReplayCommand {
                 return 0
             case "--explain":
                 explain = true
+            case "--explain-all":
+                explain = true
+                explainAll = true
             case "--config":
                 guard i < arguments.count else { return usageError("--config needs a PATH") }
                 configPath = arguments[i]
@@ -164,6 +170,11 @@ enum ReplayCommand {
         var lastTime: Int64?
         var lineNumber = 0
         let name = tracePath == "-" ? "<stdin>" : tracePath
+        var scaleWarned = false
+        func report(at timeMs: Int64) {
+            out.append("\(timeMs),\(engine.orientation.rawValue),\(engine.tilt.rawValue)\n")
+            if explain { out.append("# \(engine.explanation)\n") }
+        }
         let status = forEachLine(fd: fd) { line in
             lineNumber += 1
             let text = Substring(String(decoding: line, as: UTF8.self))
@@ -178,9 +189,19 @@ enum ReplayCommand {
                     return
                 }
                 lastTime = sample.timeMs
+                // As the daemon's timer does: a pending decision completes at its deadline
+                // with the last sample held, when the next sample comes later than that.
+                while let deadline = engine.nextDeadlineMs, deadline < sample.timeMs {
+                    if engine.advance(toMs: deadline) { report(at: deadline) }
+                }
                 if engine.feed(sample) {
-                    out.append("\(sample.timeMs),\(engine.orientation.rawValue),\(engine.tilt.rawValue)\n")
-                    if explain { out.append("# \(engine.explanation)\n") }
+                    report(at: sample.timeMs)
+                } else if explainAll {
+                    out.append("# \(engine.explanation)\n")
+                }
+                if !scaleWarned, let warning = engine.scaleWarning {
+                    scaleWarned = true
+                    warn("\(name):\(lineNumber): \(warning)")
                 }
             }
         }

@@ -75,7 +75,7 @@ struct Daemon {
 
         let authorizer = Authorizer(connection: connection, mode: options.usesPolkit ? .polkit : .allowAll, logger: logger)
         let baseSensor = sensor
-        let service = OrientationService(connection: connection, sensor: suppression.wrap(sensor), tunables: configuration.tunables,
+        let service = OrientationService(connection: connection, loop: loop, sensor: suppression.wrap(sensor), tunables: configuration.tunables,
                                          authorizer: authorizer, sensorProxyCompat: options.sensorProxyCompat, logger: logger)
         do {
             try service.export()

@@ -21,12 +21,25 @@ Variants (all deterministic for a seed):
   rotz180    the trace rotated 180 degrees about z (labels rotated accordingly)
   combo      jitter + gain + offset + quant + noise + gaps
   combo10    combo at 10 Hz
+  dec10      decimated to 10 Hz: the first sample at or after each 100 ms tick, with its own
+             time stamp (what a daemon polling a sensor at 10 Hz reads)
+  dec25      the same at 25 Hz
+  run        running bursts (inside each scored hold of 5 s or more, 1 s calm at its ends)
+             with the device held in front: linear acceleration at a stride rate of
+             2.6-3.0 Hz added in the world frame (vertical 0.45-0.6 g plus its harmonic,
+             sideways sway 0.25-0.35 g at half the stride rate, fore-aft 0.2 g), turned
+             into the device frame with the trace's own gravity direction; |a| reaches
+             0.2-1.9 g and the apparent direction swings by up to ~45 degrees. The truth is
+             unchanged: running does not change how the device is held.
+  scale0.01, scale0.1, scale10, scale1000
+             every value multiplied by that factor (a driver or firmware table with the
+             wrong scale); written with 6 significant digits
 Python 3 standard library only.
 """
 import json, math, os, random, shutil, sys
 
 ALL = ["jitter", "rate10", "rate10raw", "rate200", "rate25j", "gaps", "gain", "offset", "quant", "noise",
-       "rotz90", "rotz180", "combo", "combo10"]
+       "rotz90", "rotz180", "combo", "combo10", "dec10", "dec25", "scale0.01", "scale0.1", "scale10", "scale1000", "run"]
 ROT90 = {"normal": "right-up", "right-up": "bottom-up", "bottom-up": "left-up", "left-up": "normal",
          "undefined": "undefined"}
 
@@ -42,7 +55,7 @@ def read(path):
     return rows
 
 
-def write(path, rows):
+def write(path, rows, fmt="%d,%.2f,%.2f,%.2f\n"):
     with open(path, "w") as fh:
         last = None
         for t, x, y, z in rows:
@@ -50,7 +63,19 @@ def write(path, rows):
             if last is not None and t <= last:
                 continue
             last = t
-            fh.write("%d,%.2f,%.2f,%.2f\n" % (t, x, y, z))
+            fh.write(fmt % (t, x, y, z))
+
+
+def decimate(rows, hz):
+    """The first sample at or after each tick of a clock at hz, keeping its time stamp."""
+    dt = 1000.0 / hz
+    out, tick = [], rows[0][0]
+    for r in rows:
+        if r[0] >= tick:
+            out.append(r)
+            while tick <= r[0]:
+                tick += dt
+    return out
 
 
 def interp(rows, t):
@@ -163,6 +188,43 @@ def rot_truth(truth, quarter):
     return tr
 
 
+def running(rows, rnd, truth):
+    """Running bursts inside the scored holds of at least 5 s (1 s kept calm at each end):
+    a person runs with the device held still in the hand, then stops to turn it."""
+    spans = [(a + 1000, b - 1000) for a, b, _, scored in truth["orientation"] if scored and b - a >= 5000]
+    ran = running_all(rows, rnd)
+    return [r2 if any(a <= r[0] < b for a, b in spans) else r for r, r2 in zip(rows, ran)]
+
+
+def running_all(rows, rnd):
+    f = rnd.uniform(2.6, 3.0)
+    av, ah, af = rnd.uniform(0.45, 0.6), rnd.uniform(0.25, 0.35), 0.2
+    p0 = rnd.uniform(0, 2 * math.pi)
+    g = 9.81
+    out, lx, ly, lz = [], rows[0][1], rows[0][2], rows[0][3]
+    prev = rows[0][0]
+    for t, x, y, z in rows:
+        # The trace's own gravity direction (a 0.5 s low-pass of it), device frame.
+        k = 1 - math.exp(-max(0.0, t - prev) / 500.0)
+        prev = t
+        lx += k * (x - lx); ly += k * (y - ly); lz += k * (z - lz)
+        n = math.sqrt(lx * lx + ly * ly + lz * lz) or 1.0
+        up = (lx / n, ly / n, lz / n)
+        # Sideways: horizontal and in the screen plane (up x screen normal); fore-aft: the
+        # horizontal direction perpendicular to it.
+        hx, hy, hz = up[1] * 1 - up[2] * 0, up[2] * 0 - up[0] * 1, 0.0
+        hn = math.sqrt(hx * hx + hy * hy) or 1.0
+        hx, hy = hx / hn, hy / hn
+        fx, fy, fz = hy * up[2] - hz * up[1], hz * up[0] - hx * up[2], hx * up[1] - hy * up[0]
+        w = 2 * math.pi * f * t / 1000.0 + p0
+        v = av * math.sin(w) + 0.2 * math.sin(2 * w + 0.7)
+        h = ah * math.sin(w / 2)
+        fa = af * math.sin(w + 1.3)
+        out.append((t, x + g * (v * up[0] + h * hx + fa * fx), y + g * (v * up[1] + h * hy + fa * fy),
+                    z + g * (v * up[2] + h * hz + fa * fz)))
+    return out
+
+
 def main():
     args = sys.argv[1:]
     opt = {"--traces": None, "--out": None, "--seed": "1", "--variants": ",".join(ALL)}
@@ -201,9 +263,16 @@ def main():
                 rows = gain(rows, rnd); rows = offset(rows, rnd, 0.25)
                 rows = noise(rows, rnd, 0.1); rows = quant(rows)
                 rows = gaps(rows, rnd, n=2)
+            elif variant == "run": rows = running(rows, rnd, truth)
+            elif variant == "dec10": rows = decimate(rows, 10)
+            elif variant == "dec25": rows = decimate(rows, 25)
+            elif variant.startswith("scale"):
+                f = float(variant[5:])
+                rows = [(t, x * f, y * f, z * f) for t, x, y, z in rows]
             else:
                 sys.exit("unknown variant " + variant)
-            write(os.path.join(d, n + ".csv"), rows)
+            fmt = "%d,%.6g,%.6g,%.6g\n" if variant.startswith("scale") else "%d,%.2f,%.2f,%.2f\n"
+            write(os.path.join(d, n + ".csv"), rows, fmt)
             with open(os.path.join(d, n + ".truth.json"), "w") as fh:
                 json.dump(truth, fh)
     print("wrote", opt["--out"])
