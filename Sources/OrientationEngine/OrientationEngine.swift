@@ -176,10 +176,25 @@ public struct OrientationEngine: Sendable {
         if tiltCandidate != .undefined {
             need = min(need, max(calmNeed, tiltSettleMs - tiltElapsedMs))
         }
+        // The estimates still moving toward the held reading: look again after one
+        // motion time constant (a new proposal may appear as they arrive).
+        if !need.isFinite && !converged { need = max(1, motionFilterMs) }
         guard need.isFinite else { return nil }
         // Whole milliseconds, at least one later: the samples' clock is in ms.
         let ms = max(1, need.rounded(.up))
         return ms < 1e12 ? lastTimeMs + Int64(ms) : nil
+    }
+
+    /// Whether both estimates point (within about 2°) where the held reading does.
+    private var converged: Bool {
+        let h = held
+        let hn = (h.x * h.x + h.y * h.y + h.z * h.z).squareRoot()
+        func close(_ x: Double, _ y: Double, _ z: Double) -> Bool {
+            let n = (x * x + y * y + z * z).squareRoot()
+            guard n > 0, hn > 0 else { return true }
+            return (h.x * x + h.y * y + h.z * z) / (n * hn) >= 0.9994  // cos 2°
+        }
+        return close(gx, gy, gz) && close(sx, sy, sz)
     }
 
     /// Re-evaluates with the last sample held until `timeMs` (see ``nextDeadlineMs``).
@@ -195,9 +210,9 @@ public struct OrientationEngine: Sendable {
 
     /// Feed one sample. Returns true when the orientation or the tilt changed.
     ///
-    /// Samples with a non-finite component, or too large to square, are ignored (no state
-    /// change, not even of the clock). A timestamp that does not increase counts as no time
-    /// passing. A first sample that reads exactly zero carries no direction and is ignored.
+    /// Samples with a non-finite component, too large to square, exactly zero, or more than
+    /// a thousand times the learned 1 g are ignored (no state change, not even of the
+    /// clock). A timestamp that does not increase counts as no time passing.
     @discardableResult
     public mutating func feed(_ sample: Sample) -> Bool {
         let x = sample.x, y = sample.y, z = sample.z
@@ -206,9 +221,13 @@ public struct OrientationEngine: Sendable {
         let m = m2.squareRoot()
         let before = (orientation, tilt)
 
+        // A zero reading carries no direction; one more than a thousand times the sensor's
+        // own 1 g is no reading at all (no accelerometer reaches it): ignore both, or they
+        // would drag every estimate with them.
+        guard m > 0, !started || m < 1000 * magnitude.value else { return false }
+
         if !started {
-            // The first sample decides at once. A zero reading carries no direction: wait.
-            guard m > 0 else { return false }
+            // The first sample decides at once.
             started = true
             lastTimeMs = sample.timeMs
             held = sample

@@ -134,3 +134,17 @@ func poseSample(t: Int64, phi: Double, theta: Double, g: Double = 9.81) -> Sampl
     let p = phi * .pi / 180, th = theta * .pi / 180
     return Sample(timeMs: t, x: -sin(p) * cos(th) * g, y: -cos(p) * cos(th) * g, z: sin(th) * g)
 }
+
+/// The orientation changes among `c` (repeats of the same orientation dropped).
+func orientationChanges(_ c: [Change]) -> [(Int64, Orientation)] {
+    var out: [(Int64, Orientation)] = []
+    for x in c where out.last?.1 != x.orientation { out.append((x.t, x.orientation)) }
+    return out
+}
+
+/// The tilt changes among `c`.
+func tiltChanges(_ c: [Change]) -> [(Int64, Tilt)] {
+    var out: [(Int64, Tilt)] = []
+    for x in c where out.last?.1 != x.tilt { out.append((x.t, x.tilt)) }
+    return out
+}

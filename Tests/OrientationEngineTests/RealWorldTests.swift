@@ -1,0 +1,203 @@
+import Foundation
+import Testing
+@testable import OrientationEngine
+
+/// What real sensors and real people do that a tidy synthetic trace does not: wrong scales,
+/// silent event-driven sensors, running, screens toward the floor, clocks that jump.
+@Suite("Real-world behaviour")
+struct RealWorldTests {
+    static let script = MotionTests.script
+
+    /// Replays samples the way the daemon and `orientationctl replay` do: a pending decision
+    /// completes at its deadline with the last sample held when the next sample is later.
+    func replayWithDeadlines(_ samples: [Sample], tunables: EngineTunables = .default) -> [Change] {
+        var engine = OrientationEngine(tunables: tunables)
+        var out: [Change] = []
+        for s in samples {
+            while let d = engine.nextDeadlineMs, d < s.timeMs {
+                if engine.advance(toMs: d) { out.append(Change(t: d, orientation: engine.orientation, tilt: engine.tilt)) }
+            }
+            if engine.feed(s) { out.append(Change(t: s.timeMs, orientation: engine.orientation, tilt: engine.tilt)) }
+        }
+        return out
+    }
+
+    func scaled(_ samples: [Sample], _ k: Double) -> [Sample] {
+        samples.map { Sample(timeMs: $0.timeMs, x: $0.x * k, y: $0.y * k, z: $0.z * k) }
+    }
+
+    // MARK: Scale
+
+    @Test("mis-scaled sensors (x0.01, x0.1, x10, x1000) decide as a correct one", arguments: [0.01, 0.1, 10, 1000])
+    func scaleInvariance(k: Double) {
+        let samples = Self.script.samples(hz: 50, noise: 0.08, seed: 3)
+        let reference = replay(samples)
+        let changes = replay(scaled(samples, k))
+        #expect(orientationChanges(changes).map(\.1) == orientationChanges(reference).map(\.1))
+        // Within the settle time of each other.
+        for (a, b) in zip(orientationChanges(changes), orientationChanges(reference)) {
+            #expect(abs(a.0 - b.0) <= Int64(EngineTunables.default.orientationSettleMs), "\(a) vs \(b)")
+        }
+        var e = OrientationEngine()
+        for s in scaled(Self.script.samples(hz: 50, seed: 3), k) { e.feed(s) }
+        let g = try! #require(e.learnedGravity)
+        #expect(abs(g / (9.81 * k) - 1) < 0.03, "learned \(g) for scale \(k)")
+        #expect(e.scaleLooksWrong == (k != 1))
+        #expect(e.scaleWarning?.contains("sensor scale looks wrong") == (k != 1))
+    }
+
+    @Test("iio-sensor-proxy's test: raw -256000000 at scale 0.000001 (26 g) is normal, then right-up on x")
+    func twentySixG() {
+        var e = OrientationEngine()
+        var t: Int64 = 0
+        for _ in 0..<150 {
+            e.feed(Sample(timeMs: t, x: 0, y: -256, z: 0))
+            t += 10
+        }
+        #expect(e.orientation == .normal)
+        for _ in 0..<150 {
+            e.feed(Sample(timeMs: t, x: -256, y: 0, z: 0))
+            t += 10
+        }
+        #expect(e.orientation == .rightUp)
+        #expect(e.scaleWarning?.contains("gravity reads 256 m/s^2") == true, "\(e.scaleWarning ?? "no warning")")
+    }
+
+    @Test("a long shake or a free fall does not poison the learned gravity")
+    func gravityNotPoisoned() {
+        var e = OrientationEngine()
+        var t: Int64 = 0
+        func hold(_ ms: Int64, _ v: (Double, Double, Double), every: Int64 = 10) {
+            let end = t + ms
+            while t < end {
+                e.feed(Sample(timeMs: t, x: v.0, y: v.1, z: v.2))
+                t += every
+            }
+        }
+        hold(2000, (0, -9.81, 0))
+        #expect(abs((e.learnedGravity ?? 0) - 9.81) < 0.1)
+        // 5 s of a 3 g shake at 7 Hz, then 0.4 s of free fall.
+        let end = t + 5000
+        while t < end {
+            let s = sin(Double(t) * 2 * .pi * 7 / 1000) * 20
+            e.feed(Sample(timeMs: t, x: s * 0.3, y: -9.81 + s, z: 0))
+            t += 10
+        }
+        hold(400, (0.01, -0.02, 0.01))
+        #expect(abs((e.learnedGravity ?? 0) - 9.81) < 0.3, "learned \(e.learnedGravity ?? 0)")
+        #expect(e.orientation == .normal)
+    }
+
+    // MARK: Silent sensors
+
+    @Test("a quarter turn seen as one burst, then silence, completes at the engine's deadline")
+    func silentSensorCompletes() throws {
+        var e = OrientationEngine()
+        e.feed(Sample(timeMs: 0, x: 0, y: -9.81, z: 0))
+        #expect(e.orientation == .normal)
+        #expect(e.nextDeadlineMs == nil, "nothing pending: no timer")
+        // An evdev accelerometer turned to left-up: a few events, then nothing (the input
+        // core drops repeated values).
+        e.feed(Sample(timeMs: 1000, x: 6, y: -6, z: 0))
+        e.feed(Sample(timeMs: 1020, x: 9.81, y: 0, z: 0))
+        #expect(e.orientation == .normal)
+        var now: Int64 = 1020
+        var wakeups = 0
+        while e.orientation == .normal, let d = e.nextDeadlineMs, wakeups < 20 {
+            #expect(d > now)
+            now = d
+            e.advance(toMs: d)
+            wakeups += 1
+        }
+        #expect(e.orientation == .leftUp)
+        #expect(now - 1020 <= 500, "settled \(now - 1020) ms after the last event")
+        #expect(wakeups <= 8)
+        // Decided: once the estimates have reached the held reading, the timer goes quiet.
+        var after = 0
+        while let d = e.nextDeadlineMs, after < 10 {
+            now = d
+            e.advance(toMs: d)
+            after += 1
+        }
+        #expect(e.nextDeadlineMs == nil && after <= 3, "\(after) more wake-ups")
+        #expect(e.orientation == .leftUp)
+        let changedAgain = e.advance(toMs: now)
+        #expect(!changedAgain, "a time that is not later changes nothing")
+    }
+
+    @Test("a held reading that is itself linear acceleration completes nothing")
+    func heldAccelerationHasNoDeadline() {
+        var e = OrientationEngine()
+        var t: Int64 = 0
+        for _ in 0..<100 { e.feed(Sample(timeMs: t, x: 0, y: -9.81, z: 0)); t += 10 }
+        e.feed(Sample(timeMs: t, x: 25, y: 0, z: 0))  // 2.5 g sideways, then silence
+        #expect(e.nextDeadlineMs == nil)
+        #expect(e.orientation == .normal)
+    }
+
+    @Test("replay with deadlines gives the same decisions on a streaming sensor")
+    func deadlinesAgreeWithStreaming() {
+        let samples = Self.script.samples(hz: 100, noise: 0.08, seed: 7)
+        let a = orientationChanges(replay(samples)).map(\.1)
+        let b = orientationChanges(replayWithDeadlines(samples)).map(\.1)
+        #expect(a == b)
+        #expect(a == MotionTests.expectedOrientations)
+    }
+
+    // MARK: People
+
+    @Test("running with the device held in landscape does not turn it")
+    func running() {
+        // Left-up held still, then 20 s of running: strides at 2.8 Hz with 0.55 g vertical
+        // bounce and 0.35 g sideways sway (in the screen plane) at half the stride rate.
+        var samples: [Sample] = []
+        var t = 0.0
+        while t < 22_000 {
+            let running = t > 2000
+            let w = 2 * Double.pi * 2.8 * t / 1000
+            let v = running ? 0.55 * sin(w) + 0.2 * sin(2 * w + 0.7) : 0
+            let h = running ? 0.35 * sin(w / 2) : 0
+            // Up is +x (left-up); sideways in the screen plane is y.
+            samples.append(Sample(timeMs: Int64(t), x: 9.81 * (1 + v), y: 9.81 * h, z: 0.5))
+            t += 5
+        }
+        let changes = orientationChanges(replayWithDeadlines(samples))
+        #expect(changes.map(\.1) == [.leftUp], "\(changes)")
+    }
+
+    @Test("screen toward the floor (held overhead, lying in bed): turning does not rotate")
+    func overhead() {
+        let motion = Motion(keys: [(0, 0, -10), (1000, 0, -10), (1500, 0, -48), (3000, 0, -48),
+                                   (3600, 90, -48), (6000, 90, -48), (6500, 90, 0), (8000, 90, 0)])
+        let changes = orientationChanges(replay(motion.samples(hz: 100, noise: 0.05)))
+        // Normal throughout the overhead hold; right-up only once it is upright again.
+        #expect(changes.map(\.1) == [.normal, .rightUp], "\(changes)")
+        #expect((changes.last?.0 ?? 0) > 6000)
+    }
+
+    @Test("a pass through an orientation while the hand still moves is not followed")
+    func passWhileMoving() {
+        // Normal, then a flick through right-up and back within 0.4 s.
+        let motion = Motion(keys: [(0, 0, 5), (1000, 0, 5), (1200, 80, 5), (1400, 0, 5), (3000, 0, 5)])
+        let changes = orientationChanges(replay(motion.samples(hz: 100, noise: 0.05)))
+        #expect(changes.map(\.1) == [.normal], "\(changes)")
+    }
+
+    // MARK: Bad input
+
+    @Test("timestamps that jump back or forward by hours, zero vectors and absurd magnitudes")
+    func badClocksAndVectors() {
+        var e = OrientationEngine()
+        var t: Int64 = 10_000_000
+        for _ in 0..<100 { e.feed(Sample(timeMs: t, x: 0, y: -9.81, z: 0)); t += 10 }
+        e.feed(Sample(timeMs: t - 3_600_000, x: 0, y: -9.81, z: 0))  // an hour back
+        e.feed(Sample(timeMs: t, x: 0, y: 0, z: 0))
+        e.feed(Sample(timeMs: t + 5, x: 1e150, y: 1e150, z: 0))
+        e.feed(Sample(timeMs: t + 10, x: .nan, y: 0, z: 0))
+        #expect(e.orientation == .normal)
+        t += 3_600_000 * 5  // five hours later
+        for _ in 0..<100 { e.feed(Sample(timeMs: t, x: 9.81, y: 0, z: 0)); t += 10 }
+        #expect(e.orientation == .leftUp)
+        #expect(abs((e.learnedGravity ?? 0) - 9.81) < 0.2)
+    }
+}
