@@ -4,8 +4,10 @@
 #   scripts/score.sh [score.py options...]
 #
 # Builds a release orientationctl with SwiftPM and runs the traces' scorer with
-# `orientationctl replay` as the engine command. Extra arguments go to score.py before
-# the `--` (for example -v, --filter walking, --json out.json).
+# `orientationctl replay` as the engine command on the synthetic set, the real
+# recordings, and the real recordings decimated to 25 and 10 Hz, printing each set's
+# tilt and score lines. Extra arguments go to score.py before the `--` (for example -v,
+# --filter walking, --json out.json), and then only the synthetic set is scored.
 #
 # Environment:
 #   TRACES        directory of NAME.csv + NAME.truth.json (default: ../shared/orientation-traces
@@ -35,5 +37,30 @@ echo "score.sh: building orientationctl (release)..." >&2
 "$swift" build --package-path "$root" --scratch-path "$scratch" -c release --product orientationctl >&2
 bin=$("$swift" build --package-path "$root" --scratch-path "$scratch" -c release --show-bin-path)
 
+# One score.py run per set; the last two lines of each are the set's tilt and score lines.
+#   synthetic     the labelled synthetic traces (TRACES)
+#   real          the real recordings (TRACES/real)
+#   real@25Hz     the same, decimated to 25 Hz (the first sample at or after each 40 ms tick)
+#   real@10Hz     the same at 10 Hz: what the daemon sees when it polls an IIO sensor
+# With extra score.py arguments (e.g. -v, --filter) only the synthetic set is scored, in full.
 # shellcheck disable=SC2086  # REPLAY_ARGS is split on purpose
-exec python3 "$traces/score.py" --traces "$traces" "$@" -- "$bin/orientationctl" replay ${REPLAY_ARGS:-}
+if [ $# -gt 0 ]; then
+    exec python3 "$traces/score.py" --traces "$traces" "$@" -- "$bin/orientationctl" replay ${REPLAY_ARGS:-}
+fi
+status=0
+score_set() {
+    local label=$1 dir=$2 out
+    out=$(python3 "$traces/score.py" --traces "$dir" -- "$bin/orientationctl" replay ${REPLAY_ARGS:-}) || status=$?
+    echo "== $label ($dir)"
+    printf '%s\n' "$out" | grep -E '^(tilt|score):'
+}
+score_set synthetic "$traces"
+if [ -d "$traces/real" ]; then
+    work=$(mktemp -d "${TMPDIR:-/tmp}/orientationd-score.XXXXXX")
+    trap 'rm -rf "$work"' EXIT
+    python3 "$root/benchmarks/engine/augment.py" --traces "$traces/real" --out "$work" --variants dec25,dec10 >/dev/null
+    score_set real "$traces/real"
+    score_set "real@25Hz" "$work/dec25"
+    score_set "real@10Hz" "$work/dec10"
+fi
+exit $status
