@@ -44,7 +44,7 @@ struct MessageWriter {
             guard dbus_signature_validate(s, nil) != 0 else { throw .invalidArgs("'\(s)' is not a valid signature") }
             appendString(TypeCode.signature, s, &iter)
         case .array(let element, let items):
-            guard dbus_signature_validate_single(element, nil) != 0 else {
+            guard isSingleCompleteType(element) else {
                 throw .invalidArgs("'\(element)' is not a single complete type")
             }
             try withContainer(TypeCode.array, element, &iter) { (sub) throws(BusError) in
@@ -62,7 +62,7 @@ struct MessageWriter {
                   dbus_type_is_basic(Int32(code)) != 0 else {
                 throw .invalidArgs("dictionary key type '\(key)' is not a basic type")
             }
-            guard dbus_signature_validate_single(valueSignature, nil) != 0 else {
+            guard isSingleCompleteType(valueSignature) else {
                 throw .invalidArgs("'\(valueSignature)' is not a single complete type")
             }
             try withContainer(TypeCode.array, "{" + key + valueSignature + "}", &iter) { (sub) throws(BusError) in
@@ -85,7 +85,7 @@ struct MessageWriter {
             }
         case .variant(let inner):
             // libdbus aborts on an invalid variant signature: check it first.
-            guard dbus_signature_validate_single(inner.signature, nil) != 0 else {
+            guard isSingleCompleteType(inner.signature) else {
                 throw .invalidArgs("a variant cannot hold a value of type '\(inner.signature)'")
             }
             try withContainer(TypeCode.variant, inner.signature, &iter) { (sub) throws(BusError) in
@@ -119,6 +119,13 @@ struct MessageWriter {
             entries.isEmpty ? 0 : 2 + (entries.lazy.map { max(bodyDepth($0.key), bodyDepth($0.value)) }.max() ?? 0)
         default: 0
         }
+    }
+
+    /// libdbus reads a signature as a C string: "d\0x" would pass its check as "d" and be
+    /// written as "d", and the values read back would differ from those sent. A NUL byte
+    /// is never part of a valid signature.
+    private static func isSingleCompleteType(_ signature: String) -> Bool {
+        !signature.utf8.contains(0) && dbus_signature_validate_single(signature, nil) != 0
     }
 
     private static func checkNoNUL(_ s: String, _ what: String) throws(BusError) {

@@ -42,4 +42,15 @@ import Testing
             }
         }
     }
+
+    /// `make fuzz FUZZ_SECONDS=60` stopped on the round trip: an empty array whose element
+    /// signature was "d\0" was written, libdbus read the signature as the C string "d",
+    /// and the array came back as `ad`. The writer was wrong: a NUL byte is never part of
+    /// a signature, wherever one appears (array element, dictionary value, variant).
+    @Test func signaturesWithNULAreRefused() {
+        expectRejected([.array(elementSignature: "d\0", [])], mentioning: "not a single complete type")
+        expectRejected([.dictionary(keySignature: "s", valueSignature: "v\0", [])], mentioning: "not a single complete type")
+        expectRejected([.variant(.array(elementSignature: "y\0y", []))], mentioning: "a variant cannot hold")
+        expectRejected([.vardict([("k", .array(elementSignature: "d\0", []))])], mentioning: "a variant cannot hold")
+    }
 }
