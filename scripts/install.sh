@@ -23,6 +23,10 @@
 #   UDEVRULESDIR           $PREFIX/lib/udev/rules.d
 #   SYSTEMDSYSTEMUNITDIR   $PREFIX/lib/systemd/system
 #
+#   INSTALL_SESSION_SERVICE  no (default): no session-bus activation file. yes: install
+#                          $DBUSSESSIONSERVICEDIR/org.orientationd.Orientation1.service,
+#                          which starts a daemon with the simulated sensor on a
+#                          developer's session bus (never on a user's machine: see README)
 #   SENSOR_PROXY_COMPAT_FILES  auto (default): install the net.hadess.SensorProxy bus
 #                          policy and polkit action only where iio-sensor-proxy's
 #                          files of the same names are absent; yes: always; no: never.
@@ -56,7 +60,13 @@ POLKITACTIONDIR=${POLKITACTIONDIR:-$DATADIR/polkit-1/actions}
 UDEVRULESDIR=${UDEVRULESDIR:-$PREFIX/lib/udev/rules.d}
 SYSTEMDSYSTEMUNITDIR=${SYSTEMDSYSTEMUNITDIR:-$PREFIX/lib/systemd/system}
 SENSOR_PROXY_COMPAT_FILES=${SENSOR_PROXY_COMPAT_FILES:-auto}
+INSTALL_SESSION_SERVICE=${INSTALL_SESSION_SERVICE:-no}
 SWIFT=${SWIFT:-swift}
+
+case $INSTALL_SESSION_SERVICE in
+    yes | no) ;;
+    *) echo "install: INSTALL_SESSION_SERVICE must be yes or no" >&2; exit 2 ;;
+esac
 
 case $SENSOR_PROXY_COMPAT_FILES in
     auto | yes | no) ;;
@@ -76,8 +86,11 @@ config=$SYSCONFDIR/orientationd/orientationd.conf
 substituted=(
     "systemd/orientationd.service|$SYSTEMDSYSTEMUNITDIR/orientationd.service"
     "dbus/system-services/org.orientationd.Orientation1.service|$DBUSSYSTEMSERVICEDIR/org.orientationd.Orientation1.service"
-    "dbus/session-services/org.orientationd.Orientation1.service|$DBUSSESSIONSERVICEDIR/org.orientationd.Orientation1.service"
 )
+# Session-bus activation: developers only (INSTALL_SESSION_SERVICE=yes); removed by
+# uninstall either way.
+session_service="dbus/session-services/org.orientationd.Orientation1.service|$DBUSSESSIONSERVICEDIR/org.orientationd.Orientation1.service"
+[[ $INSTALL_SESSION_SERVICE == yes ]] && substituted+=("$session_service")
 # Files copied as they are (source|destination).
 copied=(
     "dbus/org.orientationd.Orientation1.conf|$DBUSPOLICYDIR/org.orientationd.Orientation1.conf"
@@ -181,8 +194,9 @@ do_uninstall() {
     for path in "$LIBEXECDIR/orientationd" "$BINDIR/orientationctl"; do
         rm -f "$DESTDIR$path" && say "removed $path"
     done
-    for entry in "${copied[@]}" "${substituted[@]}"; do
+    for entry in "${copied[@]}" "${substituted[@]}" "$session_service"; do
         destination=${entry#*|}
+        [[ -e $DESTDIR$destination ]] || continue
         rm -f "$DESTDIR$destination" && say "removed $destination"
     done
     for entry in "${compat[@]}"; do

@@ -10,6 +10,9 @@ struct Daemon {
     var options: DaemonOptions
     var logger: Logger
 
+    /// sysexits.h EX_CONFIG: the configuration file is invalid.
+    static let exitConfigurationError: Int32 = 78
+
     func run() -> Int32 {
         let configPath = options.configPath ?? Configuration.defaultPath
         var configuration: Configuration
@@ -17,7 +20,9 @@ struct Daemon {
         case .success(let loaded): configuration = loaded
         case .failure(let error):
             logger.error("invalid configuration: \(error)")
-            return 1
+            // EX_CONFIG: the unit's RestartPreventExitStatus keeps systemd from restarting
+            // a daemon that cannot start until the file is fixed.
+            return Daemon.exitConfigurationError
         }
         let reloader = Reloader()
         let loop: EventLoop
@@ -56,9 +61,11 @@ struct Daemon {
         switch options.effectiveSensor {
         case .simulated:
             sensor = SimulatedSensor(loop: loop)
+            logger.info("using the simulated sensor (--sensor simulated): not a real device")
         case .replay(let path):
             do {
                 sensor = try ReplaySensor(path: path, loop: loop, logger: logger)
+                logger.info("using \(path == "-" ? "a replay of standard input" : "a replay of \(path)") (--sensor replay:): not a real device")
             } catch {
                 logger.error(error.message)
                 return 1

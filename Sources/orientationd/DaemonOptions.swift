@@ -30,11 +30,12 @@ struct DaemonOptions {
           --session           Connect to the session bus (development, demos, tests).
           --address ADDRESS   Connect to the bus at ADDRESS, e.g. unix:path=/tmp/bus.
           --sensor SENSOR     Where samples come from:
-                                auto          accelerometers found through udev
-                                              (the default on the system bus)
+                                auto          accelerometers found through udev,
+                                              followed as they come and go (the
+                                              default, on every bus)
                                 simulated     a simulated device turned through the
                                               four orientations and laid flat, in a
-                                              loop (the default on other buses)
+                                              loop (demos and development only)
                                 replay:PATH   "t_ms,x,y,z" lines in m/s^2 from a file
                                               (played at the pace of its timestamps),
                                               a FIFO or "-" for standard input
@@ -67,7 +68,8 @@ struct DaemonOptions {
         Signals: SIGTERM and SIGINT stop the daemon cleanly (exit status 0); SIGHUP
         reloads the configuration and reopens the sensor, keeping every client.
         Exit status: 0 on a clean stop, 1 on a runtime error (bus unreachable, name
-        already owned, bus connection lost, invalid configuration), 2 on a usage error.
+        already owned, bus connection lost), 2 on a usage error, 78 (EX_CONFIG) on an
+        invalid configuration file (one line names the file, the line and the key).
 
         See orientationctl(1) to query and monitor the service.
         """
@@ -125,8 +127,9 @@ struct DaemonOptions {
         }
     }
 
-    /// The sensor to use when none was chosen.
     var usesPolkit: Bool { polkit ?? (bus == .system) }
 
-    var effectiveSensor: SensorChoice { sensor ?? (bus == .system ? .auto : .simulated) }
+    /// The sensor to use: the real one unless another was asked for, on every bus. A
+    /// simulated device must never stand in for the real one unnoticed.
+    var effectiveSensor: SensorChoice { sensor ?? .auto }
 }

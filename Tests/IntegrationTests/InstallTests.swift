@@ -16,7 +16,6 @@ import Testing
             "\(p)/share/dbus-1/system.d/org.orientationd.Orientation1.conf": 0o644,
             "\(p)/share/dbus-1/system.d/net.hadess.SensorProxy.conf": 0o644,
             "\(p)/share/dbus-1/system-services/org.orientationd.Orientation1.service": 0o644,
-            "\(p)/share/dbus-1/services/org.orientationd.Orientation1.service": 0o644,
             "\(p)/share/polkit-1/actions/org.orientationd.Orientation1.policy": 0o644,
             "\(p)/share/polkit-1/actions/net.hadess.SensorProxy.policy": 0o644,
             "\(p)/lib/udev/rules.d/80-orientationd.rules": 0o644,
@@ -59,9 +58,7 @@ import Testing
         #expect(unit.contains("\nExecStart=\(prefix)/libexec/orientationd --system\n"))
         let system = try String(contentsOfFile: "\(destdir)/\(p)/share/dbus-1/system-services/org.orientationd.Orientation1.service", encoding: .utf8)
         #expect(system.contains("\nExec=\(prefix)/libexec/orientationd --system\n"))
-        let session = try String(contentsOfFile: "\(destdir)/\(p)/share/dbus-1/services/org.orientationd.Orientation1.service", encoding: .utf8)
-        #expect(session.contains("\nExec=\(prefix)/libexec/orientationd --session\n"))
-        for text in [unit, system, session] {
+        for text in [unit, system] {
             #expect(!text.contains("@libexecdir@"))
             #expect(!text.contains(destdir))
         }
@@ -108,6 +105,27 @@ import Testing
         }
     }
 
+    /// Session-bus activation is for developers: only with INSTALL_SESSION_SERVICE=yes, and
+    /// then it asks for the simulated sensor by name; uninstall removes it either way.
+    @Test func sessionActivationIsOptIn() throws {
+        let work = try makeTemporaryDirectory(prefix: "orientationd-install")
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let destdir = work + "/root"
+        let file = destdir + "/usr/share/dbus-1/services/org.orientationd.Orientation1.service"
+        let plain = try Make.run("install", destdir: destdir, prefix: "/usr")
+        #expect(plain.status == 0, "\(plain.output)")
+        #expect(!FileManager.default.fileExists(atPath: file))
+        let opted = try Make.run("install", destdir: destdir, prefix: "/usr", variables: ["INSTALL_SESSION_SERVICE=yes"])
+        #expect(opted.status == 0, "\(opted.output)")
+        let session = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(session.contains("\nExec=/usr/libexec/orientationd --session --sensor simulated\n"))
+        let bad = try Make.run("install", destdir: destdir, prefix: "/usr", variables: ["INSTALL_SESSION_SERVICE=maybe"])
+        #expect(bad.status != 0 && bad.output.contains("INSTALL_SESSION_SERVICE must be yes or no"))
+        let uninstall = try Make.run("uninstall", destdir: destdir, prefix: "/usr")
+        #expect(uninstall.status == 0)
+        #expect(try Make.files(under: destdir).isEmpty)
+    }
+
     /// The installed unit passes `systemd-analyze verify` (its ExecStart pointed at the
     /// staged daemon, its man pages found in the staged MANDIR), and its exposure score
     /// is low, and lower than iio-sensor-proxy's unit's.
@@ -122,6 +140,8 @@ import Testing
         let unitDirectory = work + "/verify"
         try FileManager.default.createDirectory(atPath: unitDirectory, withIntermediateDirectories: true)
         let installed = try String(contentsOfFile: destdir + "/usr/lib/systemd/system/orientationd.service", encoding: .utf8)
+        // An invalid configuration exits with EX_CONFIG; restarting would not fix it.
+        #expect(installed.contains("\nRestartPreventExitStatus=78\n"))
         let unit = unitDirectory + "/orientationd.service"
         try installed.replacingOccurrences(of: "=/usr/libexec/orientationd", with: "=\(destdir)/usr/libexec/orientationd")
             .write(toFile: unit, atomically: true, encoding: .utf8)
@@ -218,14 +238,14 @@ import Testing
 /// `make install` / `make uninstall` run from the repository.
 enum Make {
     /// Runs make in the repository; its output is kept next to DESTDIR, not in it.
-    static func run(_ target: String, destdir: String, prefix: String) throws -> ExternalCommand.Result {
+    static func run(_ target: String, destdir: String, prefix: String, variables: [String] = []) throws -> ExternalCommand.Result {
         // Install variables of the caller's environment must not leak in.
-        try ExternalCommand.run("/usr/bin/make", ["--no-print-directory", "-C", repositoryRoot, target, "DESTDIR=" + destdir, "PREFIX=" + prefix],
+        try ExternalCommand.run("/usr/bin/make", ["--no-print-directory", "-C", repositoryRoot, target, "DESTDIR=" + destdir, "PREFIX=" + prefix] + variables,
                                 directory: (destdir as NSString).deletingLastPathComponent,
                                 environment: ["ORIENTATIOND_PREBUILT": productsDirectory, "MAKEFLAGS": "", "MFLAGS": ""],
                                 removing: ["BINDIR", "LIBEXECDIR", "DATADIR", "MANDIR", "SYSCONFDIR", "DBUSPOLICYDIR", "DBUSSYSTEMSERVICEDIR",
                                            "DBUSSESSIONSERVICEDIR", "POLKITACTIONDIR", "UDEVRULESDIR", "SYSTEMDSYSTEMUNITDIR",
-                                           "SENSOR_PROXY_COMPAT_FILES"],
+                                           "SENSOR_PROXY_COMPAT_FILES", "INSTALL_SESSION_SERVICE"],
                                 seconds: 60)
     }
 

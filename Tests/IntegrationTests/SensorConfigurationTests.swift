@@ -26,8 +26,23 @@ import Testing
         try "[Sensor]\nPollIntervalMs=100\n[Engine]\nOrientationSettleMs=soon\n".write(toFile: path, atomically: true, encoding: .utf8)
         let result = try ChildProcess.run(product: "orientationd", arguments: ["--address", bus.address, "--sensor", "simulated", "--config", path],
                                           directory: bus.directory)
-        #expect(result.status == 1)
+        // EX_CONFIG, which the unit's RestartPreventExitStatus names; one line, naming file,
+        // line and key.
+        #expect(result.status == 78)
         #expect(result.stderr.contains("invalid configuration: \(path):4: OrientationSettleMs: "), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    }
+
+    @Test func invalidFileIsReportedBeforeTheBusIsTried() throws {
+        let bus = try TestBus()
+        let path = bus.directory + "/bad.conf"
+        try "[Engine]\nNoSuchKey=1\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try ChildProcess.run(product: "orientationd",
+                                          arguments: ["--address", "unix:path=" + bus.directory + "/no-bus-here", "--config", path],
+                                          directory: bus.directory)
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("\(path):2: NoSuchKey: "), "\(result.stderr)")
+        #expect(!result.stderr.contains("cannot connect"), "\(result.stderr)")
     }
 
     @Test func missingExplicitFileStopsTheDaemon() throws {
@@ -35,7 +50,7 @@ import Testing
         let result = try ChildProcess.run(product: "orientationd",
                                           arguments: ["--address", bus.address, "--sensor", "simulated", "--config", bus.directory + "/none.conf"],
                                           directory: bus.directory)
-        #expect(result.status == 1)
+        #expect(result.status == 78)
         #expect(result.stderr.contains("none.conf: cannot read"))
     }
 
