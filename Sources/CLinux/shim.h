@@ -5,6 +5,7 @@
 #include <sys/timerfd.h>
 #include <sys/signalfd.h>
 #include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <linux/input.h>
 #include <signal.h>

@@ -76,6 +76,14 @@ func system_eventfd() -> Result<Int32, Errno> {
     valueOrErrno(eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)))
 }
 
+func system_inotify_init() -> Result<Int32, Errno> {
+    valueOrErrno(inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK)))
+}
+
+func system_inotify_add_watch(_ fd: Int32, _ path: String, _ mask: UInt32) -> Result<Int32, Errno> {
+    valueOrErrno(inotify_add_watch(fd, path, mask))
+}
+
 func system_ioctl(_ fd: Int32, _ request: UInt, _ argument: UnsafeMutableRawPointer) -> Result<Int32, Errno> {
     retryingOnInterrupt { Glibc.ioctl(fd, request, argument) }
 }

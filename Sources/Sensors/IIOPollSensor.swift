@@ -69,7 +69,10 @@ public final class IIOPollSensor: SensorBackend {
     /// before every property is set cannot leak it).
     private var readBuffer = [UInt8](repeating: 0, count: IIOPollSensor.readLimit)
     static let readLimit = 256
-    /// When the open files were last checked for replacement (see `readRaw`).
+    /// Tells when an attribute file is replaced (test rigs) while the files are open.
+    private var watch: DirectoryWatch?
+    /// Without a watch (inotify unavailable): when the open files were last checked for
+    /// replacement (see `readRaw`).
     private var checkedMs: Int64?
     /// The poll timer's next scheduled expiry (see `tick()`).
     private var nextTickMs: Int64 = 0
@@ -124,12 +127,31 @@ public final class IIOPollSensor: SensorBackend {
         let interval = Int64(max(environment.settings.pollIntervalMs, 1))
         nextTickMs = MonotonicClock.milliseconds() + interval
         timer?.arm(afterMs: interval, intervalMs: interval)
+        if watch == nil {
+            do {
+                watch = try DirectoryWatch(path: syspath, loop: environment.loop) { [weak self] names, gone in
+                    self?.directoryChanged(names, gone: gone)
+                }
+            } catch {
+                environment.logger.debug("\(name): cannot watch \(syspath) (\(error)): checking the attribute files once a second")
+            }
+        }
     }
 
     public func stop() {
         timer?.disarm()
         handler = nil
+        watch = nil
         closeRawFiles()
+    }
+
+    /// Attribute files were replaced or removed: the open ones are stale. They are
+    /// reopened by name at the next reading (a name that is gone is a vanished device).
+    private func directoryChanged(_ names: [String], gone: Bool) {
+        for axis in 0..<3 where gone || names.contains(where: { rawPaths[axis].hasSuffix("/" + $0) }) {
+            rawFiles[axis]?.close()
+            rawFiles[axis] = nil
+        }
     }
 
     public func currentSample() -> Sample? { read(at: MonotonicClock.milliseconds()) }
@@ -163,10 +185,12 @@ public final class IIOPollSensor: SensorBackend {
     /// every read from the start, so this costs one system call per axis instead of
     /// open, read and close (a path lookup each). On real sysfs an attribute is never
     /// unlinked while its device exists, and reads of a removed device fail with ENODEV.
-    /// Test harnesses such as umockdev replace or remove the files instead, so about once
-    /// a second the open files are checked (`st_nlink` 0: replaced or removed) and opened
-    /// again by name, and a name that is gone is a vanished device. Nothing is allocated
-    /// on the way of a well-formed reading.
+    /// Test harnesses such as umockdev replace or remove the files instead: an inotify
+    /// watch on the device directory (silent on real sysfs, so no cost per poll) closes
+    /// the replaced files, which are opened again by name at the next reading, and a name
+    /// that is gone is a vanished device. Where inotify is unavailable the open files are
+    /// checked about once a second instead (`st_nlink` 0). Nothing is allocated on the way
+    /// of a well-formed reading.
     func read(at timeMs: Int64) -> Sample? {
         guard let x = readAxis(0), let y = readAxis(1), let z = readAxis(2) else { return nil }
         guard let (cx, cy, cz) = calibration.convert(x, y, z) else {
@@ -207,7 +231,7 @@ public final class IIOPollSensor: SensorBackend {
     /// Reads one axis's attribute into `readBuffer`; the byte count.
     private func readRaw(_ axis: Int) -> Result<Int, Errno> {
         do {
-            if axis == 0 {
+            if axis == 0, watch == nil {
                 let now = MonotonicClock.milliseconds()
                 if checkedMs.map({ now - $0 >= 1000 }) ?? true {
                     checkedMs = now

@@ -134,7 +134,9 @@ public enum SamplingFrequency {
 
     /// The text to write to `sampling_frequency`: the smallest entry of
     /// `sampling_frequency_available` that is at least 10 Hz, else the fastest entry,
-    /// else "10" when there is no usable list. Entries are written back as listed.
+    /// else "10" when there is no usable list. Written in the shortest decimal form
+    /// ("12.5", not "12.500000"; "10", not "10.0"), as iio-sensor-proxy writes it: some
+    /// drivers parse the attribute strictly.
     public static func choose(available: String?) -> String {
         guard let available else { return "10" }
         var best: (value: Double, text: Substring)?
@@ -144,8 +146,8 @@ public enum SamplingFrequency {
             if value >= minimumHz, best.map({ value < $0.value }) ?? true { best = (value, word) }
             if fastest.map({ value > $0.value }) ?? true { fastest = (value, word) }
         }
-        if let best { return String(best.text) }
-        if let fastest { return String(fastest.text) }
+        if let best { return SysfsNumber.format(best.value) }
+        if let fastest { return SysfsNumber.format(fastest.value) }
         return "10"
     }
 }

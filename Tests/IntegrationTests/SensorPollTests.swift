@@ -42,6 +42,40 @@ import Testing
         #expect(fixture.stderr.contains("iio-poll"))
     }
 
+    /// umockdev's `set_attribute` (which GNOME's and KDE's CI use to fake sensors) writes a
+    /// new file and renames it over the old one: the daemon, which keeps the files open,
+    /// must see the new readings at its next poll, not after a periodic recheck. Each turn
+    /// here is waited for far less than the once-a-second recheck this replaced.
+    @Test func replacedAttributeFilesAreSeenAtTheNextPoll() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
+        let peer = try fixture.start()
+        _ = try Self.startClient(peer)
+        #expect(try peer.managerProperty("Orientation") == .string("normal"), "stderr:\n\(fixture.stderr)")
+        for target in ["left-up", "bottom-up", "right-up", "normal", "left-up", "normal"] {
+            let raw = FakeDevice.raw(target)
+            for (axis, value) in zip(["x", "y", "z"], [raw.0, raw.1, raw.2]) {
+                try fixture.testbed.setAttribute(FakeDevice.syspath(0), "in_accel_\(axis)_raw", String(value))
+            }
+            #expect(Self.waitForOrientation(peer, target, seconds: 0.7), "no \(target) within 0.7 s; stderr:\n\(fixture.stderr)")
+        }
+    }
+
+    /// iio-sensor-proxy's own tests write readings with a decimal point.
+    @Test func decimalReadingsAreNumbers() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal"), scale: "0.1"))
+        let peer = try fixture.start()
+        _ = try Self.startClient(peer)
+        for (x, y, target) in [("0", "-98.1", "normal"), ("-98.1", "0.0", "right-up"), ("25.6", "-0.5", "left-up")] {
+            try fixture.testbed.setAttribute(FakeDevice.syspath(0), "in_accel_x_raw", x)
+            try fixture.testbed.setAttribute(FakeDevice.syspath(0), "in_accel_y_raw", y)
+            try fixture.testbed.setAttribute(FakeDevice.syspath(0), "in_accel_z_raw", "0")
+            #expect(Self.waitForOrientation(peer, target), "no \(target); stderr:\n\(fixture.stderr)")
+        }
+        #expect(!fixture.stderr.contains("is not a number"), "stderr:\n\(fixture.stderr)")
+    }
+
     @Test func attributesAloneMakeACandidate() throws {
         let fixture = try SensorDaemonFixture()
         try fixture.testbed.add(FakeDevice.iioPoll(type: nil, raw: FakeDevice.raw("left-up")))
@@ -116,7 +150,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("1 5 10 25 50", "10"), ("0.78 1.56 3.12 6.25 12.5 25", "12.5"), ("200 100 50 25 12.500000 6.25", "12.500000"),
+        ("1 5 10 25 50", "10"), ("0.78 1.56 3.12 6.25 12.5 25", "12.5"), ("200 100 50 25 12.500000 6.25", "12.5"), ("5.000000 10.000000 20.000000", "10"),
         ("1 2 5", "5"),
     ])
     func samplingFrequencyChoice(available: String, expected: String) throws {
