@@ -13,17 +13,23 @@ public final class TabletModeSwitch {
     public static let swTabletMode: UInt16 = 1
 
     public let name: String
+    /// The event node, e.g. /dev/input/event5.
+    public let devnode: String
     private let loop: EventLoop
     private let logger: Logger
     private let node: FileDescriptor
+    /// The node hung up or failed: the switch was unplugged.
+    public private(set) var isGone = false
     /// nil until the switch state is known (unknown counts as tablet mode).
     public private(set) var tabletMode: Bool?
     public var laptopMode: Bool { tabletMode == false }
 
     /// The first input device whose switch capabilities include SW_TABLET_MODE, or nil.
-    public static func find(loop: EventLoop, logger: Logger) -> TabletModeSwitch? {
+    /// Devices that `ignoring` names (by node) are passed over.
+    public static func find(loop: EventLoop, logger: Logger, ignoring: Set<String> = []) -> TabletModeSwitch? {
         guard let context = UdevContext() else { return nil }
         for device in context.devices(subsystem: "input") {
+            if let devnode = device.devnode, ignoring.contains(devnode) { continue }
             guard let devnode = device.devnode, devnode.hasPrefix("/dev/input/event"),
                   let parent = device.parent, parent.subsystem == "input",
                   let bitmap = SysfsFile.read(parent.syspath + "/capabilities/sw"),
@@ -47,6 +53,7 @@ public final class TabletModeSwitch {
 
     init(name: String, devnode: String, loop: EventLoop, logger: Logger) throws(Errno) {
         self.name = name
+        self.devnode = devnode
         self.loop = loop
         self.logger = logger
         node = try FileDescriptor.open(devnode, [.readOnly, .nonBlocking])
@@ -75,30 +82,102 @@ public final class TabletModeSwitch {
         logger.warning("\(name): tablet-mode switch gone; orientation no longer suppressed")
         loop.remove(fd: node.rawValue)
         tabletMode = nil
+        isGone = true
+        onGone()
+    }
+
+    /// Called once when the node goes away.
+    var onGone: () -> Void = {}
+}
+
+/// Laptop-mode suppression as configured: the tablet-mode switch in use, if any, followed
+/// as switches come and go (convertible keyboards and docks are plugged in and out), so
+/// that suppression starts and ends without a restart.
+public final class LaptopModeGate {
+    private let loop: EventLoop
+    private let logger: Logger
+    private var monitor: UdevMonitor?
+    public private(set) var tabletSwitch: TabletModeSwitch?
+    /// Called on the loop when a switch was picked up or let go.
+    public var onChange: () -> Void = {}
+
+    /// While true, samples are held back.
+    public var laptopMode: Bool { tabletSwitch?.laptopMode ?? false }
+
+    public init(loop: EventLoop, logger: Logger) {
+        self.loop = loop
+        self.logger = logger
+        if let context = UdevContext() {
+            do {
+                let monitor = try UdevMonitor(context: context, subsystems: ["input"])
+                try loop.add(fd: monitor.descriptor, events: .readable) { [weak self] _ in self?.uevents() }
+                self.monitor = monitor
+            } catch {
+                logger.warning("laptop-mode suppression: cannot watch udev events (\(error)): switches plugged in later will not be seen")
+            }
+        }
+        pick()
+        if tabletSwitch == nil { logger.info("laptop-mode suppression: no SW_TABLET_MODE switch found; watching for one") }
+    }
+
+    deinit {
+        if let monitor { loop.remove(fd: monitor.descriptor) }
+    }
+
+    private func uevents() {
+        var removed: Set<String> = []
+        var any = false
+        while let device = monitor?.receive() {
+            any = true
+            if device.action == "remove", let devnode = device.devnode { removed.insert(devnode) }
+        }
+        guard any else { return }
+        if let current = tabletSwitch, removed.contains(current.devnode) { drop() }
+        if tabletSwitch == nil, pick(ignoring: removed) { onChange() }
+    }
+
+    /// Takes the first switch found; whether one was.
+    @discardableResult
+    private func pick(ignoring: Set<String> = []) -> Bool {
+        guard let found = TabletModeSwitch.find(loop: loop, logger: logger, ignoring: ignoring) else { return false }
+        found.onGone = { [weak self, weak found] in
+            guard let self, let found, self.tabletSwitch === found else { return }
+            self.loop.post { [weak self] in self?.drop() }
+        }
+        tabletSwitch = found
+        return true
+    }
+
+    private func drop() {
+        guard let current = tabletSwitch else { return }
+        if !current.isGone { logger.info("laptop-mode suppression: \(current.name) removed; orientation no longer suppressed") }
+        tabletSwitch = nil
+        onChange()
+        if pick() { onChange() }
     }
 }
 
-/// A sensor whose samples are held back while the switch says laptop mode.
+/// A sensor whose samples are held back while the gate's switch says laptop mode.
 public final class SuppressibleSensor: SensorBackend {
     public let inner: SensorBackend
-    private let tabletSwitch: TabletModeSwitch
+    private let gate: LaptopModeGate
 
-    public init(_ inner: SensorBackend, tabletSwitch: TabletModeSwitch) {
+    public init(_ inner: SensorBackend, gate: LaptopModeGate) {
         self.inner = inner
-        self.tabletSwitch = tabletSwitch
+        self.gate = gate
     }
 
     public var name: String { inner.name }
     public var kind: String { inner.kind }
 
     public func start(handler: @escaping (Sample) -> Void) throws(SensorError) {
-        let tabletSwitch = self.tabletSwitch
+        let gate = self.gate
         try inner.start { sample in
-            if !tabletSwitch.laptopMode { handler(sample) }
+            if !gate.laptopMode { handler(sample) }
         }
     }
 
     public func stop() { inner.stop() }
 
-    public func currentSample() -> Sample? { tabletSwitch.laptopMode ? nil : inner.currentSample() }
+    public func currentSample() -> Sample? { gate.laptopMode ? nil : inner.currentSample() }
 }

@@ -110,6 +110,8 @@ struct Daemon {
             loop?.quit(1)
         }
         monitor?.onChange = { [weak service] sensor in service?.replaceSensor(suppression.wrap(sensor)) }
+        // A tablet-mode switch plugged in or out: read the sensor afresh under the new rule.
+        suppression.onChange = { [weak service] in service?.rearmSensor() }
         reloader.reload = { [weak service, weak monitor] in
             switch Configuration.load(path: configPath, optional: options.configPath == nil) {
             case .failure(let error):
@@ -149,12 +151,13 @@ final class Reloader {
     var reload: () -> Void = {}
 }
 
-/// The tablet-mode switch, while laptop-mode suppression is enabled.
+/// Laptop-mode suppression, while enabled: the gate that follows tablet-mode switches.
 final class Suppression {
     private let loop: EventLoop
     private let logger: Logger
-    private var tabletSwitch: TabletModeSwitch?
-    private var enabled = false
+    private var gate: LaptopModeGate?
+    /// Called when a switch was picked up or let go (the sensor is then re-read).
+    var onChange: () -> Void = {}
 
     init(loop: EventLoop, logger: Logger) {
         self.loop = loop
@@ -164,15 +167,14 @@ final class Suppression {
     /// Enables or disables suppression; returns whether that changed anything.
     @discardableResult
     func configure(enabled: Bool) -> Bool {
-        guard enabled != self.enabled else { return false }
-        self.enabled = enabled
-        tabletSwitch = enabled ? TabletModeSwitch.find(loop: loop, logger: logger) : nil
-        if enabled, tabletSwitch == nil { logger.info("laptop-mode suppression: no SW_TABLET_MODE switch found") }
+        guard enabled != (gate != nil) else { return false }
+        gate = enabled ? LaptopModeGate(loop: loop, logger: logger) : nil
+        gate?.onChange = { [weak self] in self?.onChange() }
         return true
     }
 
     func wrap(_ sensor: SensorBackend?) -> SensorBackend? {
-        guard let sensor, let tabletSwitch else { return sensor }
-        return SuppressibleSensor(sensor, tabletSwitch: tabletSwitch)
+        guard let sensor, let gate else { return sensor }
+        return SuppressibleSensor(sensor, gate: gate)
     }
 }

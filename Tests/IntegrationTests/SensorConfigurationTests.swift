@@ -114,6 +114,34 @@ import Testing
         #expect(SensorPollTests.waitForOrientation(peer, "left-up"), "stderr:\n\(fixture.stderr)")
     }
 
+    /// Convertible keyboards and docks come and go: a switch that appears after start is
+    /// picked up, and one that goes away releases the orientation, without a restart.
+    @Test func laptopModeFollowsTheSwitchAsItComesAndGoes() throws {
+        let fixture = try SensorDaemonFixture()
+        let path = fixture.bus.directory + "/orientationd.conf"
+        try "[Sensor]\nLaptopModeSuppression=true\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
+        let peer = try fixture.start(extraArguments: ["--config", path])
+        #expect(fixture.logContains("no SW_TABLET_MODE switch found"), "stderr:\n\(fixture.stderr)")
+        _ = try SensorPollTests.startClient(peer)
+        #expect(try peer.managerProperty("Orientation") == .string("normal"))
+
+        // The keyboard is attached: its switch appears, and says laptop mode.
+        try fixture.testbed.add("P: /devices/platform/tablet/input/input5\nE: SUBSYSTEM=input\nA: name=Tablet Switch\nA: capabilities/sw=2\n")
+        try fixture.testbed.add("P: /devices/platform/tablet/input/input5/event5\nN: input/event5\nE: SUBSYSTEM=input\nE: DEVNAME=/dev/input/event5\n")
+        #expect(fixture.logContains("laptop-mode suppression: watching Tablet Switch (event5)"), "stderr:\n\(fixture.stderr)")
+        try fixture.testbed.writeNode(Self.switchNode, FakeDevice.inputEvent(5, 1, 0) + FakeDevice.inputEvent(0, 0, 0))
+        #expect(fixture.logContains("Tablet Switch (event5): laptop mode"), "stderr:\n\(fixture.stderr)")
+        try SensorPollTests.setRaw(fixture, FakeDevice.syspath(0), FakeDevice.raw("left-up"))
+        // Held: the poll keeps reading left-up, the orientation stays normal.
+        #expect(!SensorPollTests.waitForOrientation(peer, "left-up", seconds: 1))
+
+        // The keyboard is detached: the switch goes, and the orientation follows again.
+        try fixture.testbed.remove("/sys/devices/platform/tablet/input/input5/event5")
+        #expect(SensorPollTests.waitForOrientation(peer, "left-up"), "stderr:\n\(fixture.stderr)")
+        #expect(fixture.logContains("no longer suppressed"), "stderr:\n\(fixture.stderr)")
+    }
+
     @Test func suppressionIsOffByDefault() throws {
         let fixture = try SensorDaemonFixture()
         try fixture.testbed.add("P: /devices/platform/tablet/input/input5\nE: SUBSYSTEM=input\nA: name=Tablet Switch\nA: capabilities/sw=2\n")
