@@ -72,13 +72,21 @@ public final class OrientationService {
             tree.export(path: SensorProxyFacade.path, interfaces: [SensorProxyFacade.table.bind(to: compat)])
             tree.export(path: SensorProxyFacade.compassPath, interfaces: [SensorProxyFacade.compassTable.bind(to: compat)])
         }
-        // Many kernels leave IIO sensors silent after suspend: re-arm on resume.
-        try connection.addMatch("type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.login1.Manager',member='PrepareForSleep'")
+        // Many kernels leave IIO sensors silent after suspend: re-arm on resume. Only
+        // logind may say so: the match rule routes broadcasts from the name's owner, but
+        // any peer can send a unicast signal to the daemon, so the sender is checked
+        // against the owner of org.freedesktop.login1, followed with NameOwnerChanged.
+        try connection.addMatch("type='signal',sender='\(Self.logind)',interface='org.freedesktop.login1.Manager',member='PrepareForSleep'")
         connection.addHandler { [weak self] message in
-            guard message.kind == .signal, message.interface == "org.freedesktop.login1.Manager",
-                  message.member == "PrepareForSleep", message.arguments.first == .bool(false) else { return false }
-            self?.logger.info("resumed from sleep: re-arming the sensor")
-            self?.rearmSensor()
+            guard let self, message.kind == .signal, message.interface == "org.freedesktop.login1.Manager",
+                  message.member == "PrepareForSleep" else { return false }
+            guard let sender = message.sender, sender == self.logindOwner else {
+                self.logger.debug("PrepareForSleep from \(message.sender ?? "?"), which is not \(Self.logind)'s owner: ignored")
+                return false
+            }
+            guard message.arguments.first == .bool(false) else { return false }
+            self.logger.info("resumed from sleep: re-arming the sensor")
+            self.rearmSensor()
             return false
         }
         try connection.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'")
@@ -86,13 +94,31 @@ public final class OrientationService {
             guard message.kind == .signal, message.sender == "org.freedesktop.DBus",
                   message.interface == "org.freedesktop.DBus", message.member == "NameOwnerChanged" else { return false }
             let args = message.arguments
-            if args.count == 3, let name = args[0].stringValue, let newOwner = args[2].stringValue,
-               name.hasPrefix(":"), newOwner.isEmpty {
-                self?.ownerVanished(name)
+            if args.count == 3, let name = args[0].stringValue, let newOwner = args[2].stringValue {
+                if name == Self.logind {
+                    self?.logindOwner = newOwner.isEmpty ? nil : newOwner
+                } else if name.hasPrefix(":"), newOwner.isEmpty {
+                    self?.ownerVanished(name)
+                }
             }
             return false
         }
+        // logind's owner now (NameOwnerChanged follows it from here on).
+        if let call = try? Message.methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                              interface: "org.freedesktop.DBus", member: "GetNameOwner",
+                                              arguments: [.string(Self.logind)]) {
+            connection.callAsync(call) { [weak self] result in
+                guard case .success(let reply) = result, let owner = reply.arguments.first?.stringValue,
+                      self?.logindOwner == nil else { return }
+                self?.logindOwner = owner
+            }
+        }
     }
+
+    static let logind = "org.freedesktop.login1"
+    /// The unique name that owns org.freedesktop.login1, the only peer whose
+    /// PrepareForSleep counts.
+    private var logindOwner: String?
 
     /// The sensor is read while a client is started or a compatibility claim is held.
     private var sensorWanted: Bool { activeClients > 0 || !(compat?.claimers.isEmpty ?? true) }

@@ -27,4 +27,32 @@ import Testing
         #expect(try peer.managerProperty("ActiveClients") == .uint32(1))
         #expect(try peer.managerProperty("Orientation") == .string("normal"))
     }
+
+    /// A unicast PrepareForSleep from any other peer (the match rule does not stop
+    /// unicast signals) is ignored, on every bus; logind's own still counts.
+    @Test func onlyLogindsOwnerMayRearm() throws {
+        let fixture = try DaemonFixture()
+        let peer = try fixture.peer()
+        fixture.hold(.normal, durationMs: 200)
+        #expect(fixture.drained())
+        let client = try peer.createClient()
+        try peer.call(client, Peer.clientInterface, "Start")
+        let daemonName = try #require(try peer.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner",
+                                                    [.string("org.orientationd.Orientation1")], destination: "org.freedesktop.DBus").first?.stringValue)
+        let impostor = try Peer(bus: fixture.bus, watchManager: false)
+        impostor.connection.send(try Message.signal(path: "/org/freedesktop/login1", interface: "org.freedesktop.login1.Manager",
+                                                    member: "PrepareForSleep", arguments: [.bool(false)], destination: daemonName))
+        // A round trip on the same connection: the daemon has handled the signal by then.
+        _ = try impostor.call("/org/orientationd/Orientation1", "org.freedesktop.DBus.Peer", "Ping", [], destination: daemonName)
+        #expect(!fixture.daemon.stderr.contains("re-arming"), "a peer that is not logind re-armed the sensor")
+
+        let logind = try Peer(bus: fixture.bus, watchManager: false)
+        _ = try logind.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "RequestName",
+                            [.string("org.freedesktop.login1"), .uint32(4)], destination: "org.freedesktop.DBus")
+        logind.connection.send(try Message.signal(path: "/org/freedesktop/login1", interface: "org.freedesktop.login1.Manager",
+                                                  member: "PrepareForSleep", arguments: [.bool(false)], destination: daemonName))
+        logind.connection.flush()
+        #expect(waitForStderr(fixture, containing: "resumed from sleep: re-arming the sensor"))
+        #expect(fixture.daemon.stderr.components(separatedBy: "re-arming").count == 2)
+    }
 }
