@@ -159,8 +159,9 @@ public enum UdevDiscovery {
                                  parentAttributes: parentAttributes)
     }
 
-    /// Every usable candidate now present, best first; skipped devices are logged.
-    public static func candidates(context: UdevContext, logger: Logger) -> [SensorCandidate] {
+    /// Every usable candidate now present, best first; each skipped device is passed to
+    /// `skipped` with the reason.
+    public static func candidates(context: UdevContext, skipped: (DeviceDescription, String) -> Void) -> [SensorCandidate] {
         var result: [SensorCandidate] = []
         for subsystem in subsystems {
             for device in context.devices(subsystem: subsystem) {
@@ -169,7 +170,7 @@ public enum UdevDiscovery {
                 case .candidate(let kinds):
                     result += kinds.map { SensorCandidate(device: description, kind: $0) }
                 case .skipped(let reason):
-                    logger.info("\(description.displayName): skipped: \(reason)")
+                    skipped(description, reason)
                 case .none:
                     break
                 }

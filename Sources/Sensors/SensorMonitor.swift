@@ -24,6 +24,9 @@ public final class SensorMonitor {
     /// Devices a `remove` uevent announced, until they are added again (their sysfs
     /// directory may outlive the event for a moment).
     private var removed: Set<String> = []
+    /// What was already said about a device ("syspath#message"): a base accelerometer or
+    /// an unusable device is logged once when it appears, not again at every uevent.
+    private var reported: Set<String> = []
 
     public init?(loop: EventLoop, logger: Logger, settings: @escaping (DeviceDescription) -> SensorSettings) {
         guard let context = UdevContext() else { return nil }
@@ -70,6 +73,8 @@ public final class SensorMonitor {
             switch action {
             case "remove":
                 removed.insert(syspath)
+                // Said again if the device comes back.
+                reported = reported.filter { !$0.hasPrefix(syspath + "#") }
             case "add", "change", "bind", "online":
                 removed.remove(syspath)
                 failedKeys = failedKeys.filter { !$0.hasPrefix(syspath + "#") }
@@ -83,6 +88,12 @@ public final class SensorMonitor {
         select(reopen: reopenCurrent, announce: true)
     }
 
+    /// Logs `message` about the device at `syspath` unless it was already logged.
+    private func once(_ syspath: String, _ message: String, _ log: (String) -> Void) {
+        guard reported.insert(syspath + "#" + message).inserted else { return }
+        log(message)
+    }
+
     private func failed(_ candidate: SensorCandidate, _ why: String) {
         guard currentCandidate?.key == candidate.key else { return }
         failedKeys.insert(candidate.key)
@@ -93,7 +104,10 @@ public final class SensorMonitor {
     /// Candidates best first: devices by their best kind, each device's kinds together
     /// (so a broken buffer falls back to polling the same device first).
     private func rankedCandidates() -> [SensorCandidate] {
-        let all = UdevDiscovery.candidates(context: context, logger: logger).filter { !removed.contains($0.device.syspath) }
+        let all = UdevDiscovery.candidates(context: context) { device, reason in
+            guard !removed.contains(device.syspath) else { return }
+            once(device.syspath, "\(device.displayName): skipped: \(reason)") { logger.info($0) }
+        }.filter { !removed.contains($0.device.syspath) }
         var bestRank: [String: SensorKind] = [:]
         for candidate in all {
             bestRank[candidate.device.syspath] = min(bestRank[candidate.device.syspath] ?? candidate.kind, candidate.kind)
@@ -127,10 +141,11 @@ public final class SensorMonitor {
                 chosen = (backend, candidate)
                 break
             } catch {
+                let syspath = candidate.device.syspath
                 if candidate.kind == .iioBuffer {
-                    logger.warning("\(error.message): cannot use the buffer, falling back to polling if the device allows it")
+                    once(syspath, "\(error.message): cannot use the buffer, falling back to polling if the device allows it") { logger.warning($0) }
                 } else {
-                    logger.warning("\(error.message): \(candidate.kind.rawValue) not used")
+                    once(syspath, "\(error.message): \(candidate.kind.rawValue) not used") { logger.warning($0) }
                 }
             }
         }

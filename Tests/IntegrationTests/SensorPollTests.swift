@@ -184,6 +184,29 @@ import Testing
         #expect(fixture.stderr.contains("skipped: located in the base (label accel-base)"))
     }
 
+    /// A base accelerometer is said once when it appears, not again at every uevent
+    /// (convertibles send many), and again only if it is removed and comes back.
+    @Test func skippedDeviceIsLoggedOnce() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioPoll(number: 0, name: "base_accel", extraProperties: ["ACCEL_LOCATION": "base"]))
+        try fixture.testbed.add(FakeDevice.iioPoll(number: 1, name: "display_accel"))
+        _ = try fixture.start()
+        let skipped = "base_accel (iio:device0): skipped"
+        #expect(fixture.logContains(skipped), "stderr:\n\(fixture.stderr)")
+        for round in 1...5 {
+            try fixture.testbed.uevent(FakeDevice.syspath(0), "change")
+            try fixture.testbed.uevent(FakeDevice.syspath(1), "change")
+            // Verbose: each uevent is logged as it is handled.
+            #expect(waitUntil(seconds: 10) {
+                fixture.stderr.components(separatedBy: "uevent change \(FakeDevice.syspath(1))").count == round + 1
+            }, "stderr:\n\(fixture.stderr)")
+        }
+        #expect(fixture.stderr.components(separatedBy: skipped).count == 2, "stderr:\n\(fixture.stderr)")
+        try fixture.testbed.remove(FakeDevice.syspath(0))
+        try fixture.testbed.add(FakeDevice.iioPoll(number: 0, name: "base_accel", extraProperties: ["ACCEL_LOCATION": "base"]))
+        #expect(waitUntil(seconds: 10) { fixture.stderr.components(separatedBy: skipped).count == 3 }, "stderr:\n\(fixture.stderr)")
+    }
+
     @Test func noReadsWhileNoClientIsStarted() throws {
         let fixture = try SensorDaemonFixture()
         try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
