@@ -46,6 +46,9 @@ public final class OrientationClient {
         public var supported: [Orientation] = []
         public var preferred: Orientation = .undefined
         public var tilt: Tilt = .undefined
+        /// The manager's HasSensor and SensorName.
+        public var hasSensor = false
+        public var sensorName = ""
         public init() {}
     }
 
@@ -56,6 +59,8 @@ public final class OrientationClient {
         case changed(State)
         /// The manager's tilt changed (tilt is not a per-client property).
         case tiltChanged(Tilt)
+        /// An accelerometer appeared or went away (the manager's HasSensor, SensorName).
+        case sensorChanged(hasSensor: Bool, name: String)
         /// The daemon left the bus; the client waits for it to come back.
         case serviceLost
         /// A client object was (re-)created after the daemon (re)appeared; fresh state.
@@ -159,7 +164,18 @@ public final class OrientationClient {
             destination: Names.service, path: objectPath, interface: "org.freedesktop.DBus.Properties",
             member: "GetAll", arguments: [.string(Names.clientInterface)]))
         if let entries = reply.arguments.first?.stringKeyedEntries { apply(entries) }
-        if case .string(let tilt) = try managerProperty("Tilt") { state.tilt = Tilt(rawValue: tilt) ?? .undefined }
+        let manager = try connection.call(try Message.methodCall(
+            destination: Names.service, path: Names.managerPath, interface: "org.freedesktop.DBus.Properties",
+            member: "GetAll", arguments: [.string(Names.managerInterface)]))
+        for (key, wrapped) in manager.arguments.first?.stringKeyedEntries ?? [] {
+            let value = wrapped.unwrappedVariant
+            switch key {
+            case "Tilt": state.tilt = value.stringValue.flatMap(Tilt.init(rawValue:)) ?? .undefined
+            case "HasSensor": state.hasSensor = value.boolValue ?? false
+            case "SensorName": state.sensorName = value.stringValue ?? ""
+            default: break
+            }
+        }
     }
 
     private func apply(_ entries: [(key: String, value: Value)]) {
@@ -204,10 +220,19 @@ public final class OrientationClient {
                 onEvent?(.changed(state))
                 return true
             }
-            if message.path == Names.managerPath, let tilt = entries.first(where: { $0.key == "Tilt" })?.value.unwrappedVariant.stringValue,
+            guard message.path == Names.managerPath else { return false }
+            if let tilt = entries.first(where: { $0.key == "Tilt" })?.value.unwrappedVariant.stringValue,
                let value = Tilt(rawValue: tilt), value != state.tilt {
                 state.tilt = value
                 onEvent?(.tiltChanged(value))
+            }
+            let hasSensor = entries.first(where: { $0.key == "HasSensor" })?.value.unwrappedVariant.boolValue
+            let name = entries.first(where: { $0.key == "SensorName" })?.value.unwrappedVariant.stringValue
+            if hasSensor != nil || name != nil {
+                let changed = (hasSensor ?? state.hasSensor) != state.hasSensor || (name ?? state.sensorName) != state.sensorName
+                state.hasSensor = hasSensor ?? state.hasSensor
+                state.sensorName = name ?? state.sensorName
+                if changed { onEvent?(.sensorChanged(hasSensor: state.hasSensor, name: state.sensorName)) }
             }
             return false
         case (Names.clientInterface, "OrientationWillChange"):

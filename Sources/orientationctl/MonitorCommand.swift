@@ -26,6 +26,10 @@ enum MonitorCommand {
           will-change interface I -> J, content rotation R               (before a change)
           changed    device D, interface I, content rotation R           (after it)
           tilt       T
+          sensor     NAME, or none (HasSensor false; waiting for one)   (at start when
+                                                                         there is none,
+                                                                         and as one
+                                                                         comes or goes)
           service-lost / attached                                        (daemon restarts)
         """
 
@@ -84,6 +88,7 @@ enum MonitorCommand {
         }
         let printer = Printer(json: options.json)
         printer.state("state", client.state)
+        if !client.state.hasSensor { printer.sensor(hasSensor: false, name: "") }
         client.onEvent = { event in printer.event(event) }
         let code = loop.run()
         client.close()
@@ -144,6 +149,20 @@ enum MonitorCommand {
                 }
             case .attached(let s):
                 state("attached", s)
+                if !s.hasSensor { sensor(hasSensor: false, name: "") }
+            case .sensorChanged(let hasSensor, let name):
+                sensor(hasSensor: hasSensor, name: name)
+            }
+        }
+
+        func sensor(hasSensor: Bool, name: String) {
+            if json {
+                Output.line(Output.json([("time", Output.epochSeconds()), ("event", "\"sensor\""),
+                                         ("has_sensor", hasSensor ? "true" : "false"), ("name", Output.quote(name))]))
+            } else if hasSensor {
+                Output.line("\(Output.clock()) sensor: \(name)")
+            } else {
+                Output.line("\(Output.clock()) sensor: no accelerometer (HasSensor false); waiting for one")
             }
         }
     }

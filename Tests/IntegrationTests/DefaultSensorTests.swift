@@ -39,3 +39,22 @@ import Testing
         #expect(fixture.logContains("using the simulated sensor"), "stderr:\n\(fixture.stderr)")
     }
 }
+
+/// `orientationctl monitor` says when there is no accelerometer, and when one comes or goes.
+@Suite struct MonitorSensorPresenceTests {
+    @Test func monitorSaysWhenThereIsNoSensorAndWhenOneAppears() throws {
+        let fixture = try SensorDaemonFixture()
+        _ = try fixture.start()
+        let monitor = try ChildProcess(product: "orientationctl", arguments: ["--address", fixture.bus.address, "monitor"],
+                                       directory: fixture.bus.directory, environment: fixture.testbed.environment)
+        #expect(waitUntil(seconds: 10) { monitor.stdout.contains("sensor: no accelerometer (HasSensor false); waiting for one") },
+                "stdout:\n\(monitor.stdout)\nstderr:\n\(monitor.stderr)")
+        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("left-up")))
+        #expect(waitUntil(seconds: 10) { monitor.stdout.contains("sensor: accel_3d (iio:device0)") }, "stdout:\n\(monitor.stdout)")
+        #expect(waitUntil(seconds: 10) { monitor.stdout.contains("device left-up") }, "stdout:\n\(monitor.stdout)")
+        try fixture.testbed.remove(FakeDevice.syspath(0))
+        #expect(waitUntil(seconds: 10) { monitor.stdout.components(separatedBy: "no accelerometer").count == 3 }, "stdout:\n\(monitor.stdout)")
+        monitor.signal(SIGINT)
+        #expect(monitor.waitForExit() == 0)
+    }
+}
