@@ -56,6 +56,9 @@ help:
 	@echo "  make uninstall  remove what make install laid down (same PREFIX and DESTDIR)"
 	@echo "  make stress   the fault campaigns (Tests/IntegrationTests/Stress*) at full counts;"
 	@echo "                make test runs them with short counts"
+	@echo "  make fresh-test  make test from a clean clone in a minimal Debian 12 root"
+	@echo "                (debootstrap --variant=minbase, cached; systemd-nspawn), for"
+	@echo "                changes to the prerequisites"
 	@echo "  make asan     scripts/asan.sh: the integration tests with orientationd built with"
 	@echo "                AddressSanitizer/LeakSanitizer; any report fails"
 
@@ -99,11 +102,16 @@ uninstall:
 	@$(INSTALL_VARS) scripts/install.sh uninstall
 
 # Fault campaigns at full counts (bounded: minutes); `make test` runs them short.
-.PHONY: stress asan
+.PHONY: stress asan fresh-test
 stress:
 	scripts/prerequisites.sh test
 	$(SWIFT) build --build-tests
 	ORIENTATIOND_STRESS=full $(SWIFT) test --skip-build --filter 'IntegrationTests\.Stress'
+
+# `make test` from a clean clone of HEAD in a minimal Debian 12 (debootstrap, cached),
+# under systemd-nspawn with the toolchain bind-mounted; not part of `make test`.
+fresh-test:
+	scripts/fresh-test.sh
 
 asan:
 	scripts/prerequisites.sh test

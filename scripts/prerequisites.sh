@@ -26,6 +26,10 @@ run_set=(
     libc6-dev libstdc++-12-dev binutils
     dbus dbus-daemon dbus-bin
     systemd
+    # The Swift toolchain's own runtime libraries (what its swift-frontend, swift-build,
+    # clang and lld link against beyond libc): a minimal Debian 12 lacks them, and the
+    # toolchain does not even start without libncurses6.
+    libcurl4 libedit2 libncurses6 libsqlite3-0 libxml2 libstdc++6 libgcc-s1 zlib1g
 )
 # Tests: umockdev fakes udev devices (library, typelib for Debian's python3,
 # umockdev-run/-wrapper), python3-gi and python3-dbus drive it and talk to the
@@ -37,6 +41,9 @@ test_extra=(
     # polkitd stand-in for the authorization tests; monitor-sensor, iio-sensor-proxy's
     # own client, for the compatibility facade.
     python3-dbusmock iio-sensor-proxy
+    # kill(1), which the unit's ExecReload names: systemd-analyze verify checks that it
+    # exists.
+    procps
 )
 # Benchmarks: the start-up timer listens for NameOwnerChanged from Debian's python3.
 bench_extra=(python3 python3-gi python3-dbus)
