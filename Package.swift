@@ -5,6 +5,7 @@
 // Layers point down only:
 //   CDBus, CUdev, CLinux          system library shims (pkg-config)
 //   Posix, DBus, Udev             thin typed wrappers, one owner per C handle
+//   OrientationAPI                the contract's names, Orientation and Tilt (stdlib only)
 //   OrientationEngine             pure Swift, standard library only
 //   Sensors                       sensor backends behind one protocol
 //   Service                       manager and client objects
@@ -28,7 +29,9 @@ let package = Package(
         .target(name: "Posix", dependencies: ["CLinux"], swiftSettings: strict),
         .target(name: "DBus", dependencies: ["CDBus", "Posix"], swiftSettings: strict),
         .target(name: "Udev", dependencies: ["CUdev", "Posix"], swiftSettings: strict),
-        .target(name: "OrientationEngine", swiftSettings: strict),
+        // The contract's names and vocabulary; standard library only.
+        .target(name: "OrientationAPI", swiftSettings: strict),
+        .target(name: "OrientationEngine", dependencies: ["OrientationAPI"], swiftSettings: strict),
         .target(name: "Sensors", dependencies: ["Posix", "Udev", "OrientationEngine"], swiftSettings: strict),
         .target(name: "Service", dependencies: ["DBus", "Posix", "Sensors", "OrientationEngine"], swiftSettings: strict),
         .target(name: "OrientationClient", dependencies: ["DBus", "Posix", "OrientationEngine"], swiftSettings: strict),
@@ -40,7 +43,7 @@ let package = Package(
             swiftSettings: strict),
 
         // Measurements with many bus peers (make bench); prints figures, asserts nothing.
-        .executableTarget(name: "orientationd-bench", dependencies: ["DBus", "Posix"], swiftSettings: strict),
+        .executableTarget(name: "orientationd-bench", dependencies: ["DBus", "Posix", "OrientationAPI"], swiftSettings: strict),
 
         .testTarget(name: "OrientationEngineTests", dependencies: ["OrientationEngine"], swiftSettings: strict),
         .testTarget(name: "PosixTests", dependencies: ["Posix"], swiftSettings: strict),

@@ -29,22 +29,23 @@ lib=$build/lib
 # Module: its dependencies among these (built first).
 declare -A module_deps=(
     [Posix]=""
-    [OrientationEngine]=""
+    [OrientationAPI]=""
+    [OrientationEngine]="OrientationAPI"
     [DBus]="Posix"
     [Udev]="Posix"
-    [Sensors]="Posix Udev OrientationEngine"
-    [Service]="DBus Posix Sensors OrientationEngine"
+    [Sensors]="Posix Udev OrientationEngine OrientationAPI"
+    [Service]="DBus Posix Sensors OrientationEngine OrientationAPI"
 )
-module_order=(Posix OrientationEngine DBus Udev Sensors Service)
+module_order=(Posix OrientationAPI OrientationEngine DBus Udev Sensors Service)
 
 # Target: the modules it links (dependencies after dependents) and its support files.
 declare -A target_modules=(
-    [scan_type]="Sensors Udev Posix OrientationEngine"
-    [mount_matrix]="Sensors Udev Posix OrientationEngine"
-    [sysfs_number]="Sensors Udev Posix OrientationEngine"
-    [trace_line]="OrientationEngine"
-    [configuration]="Sensors Udev Posix OrientationEngine"
-    [client_options]="Service Sensors Udev DBus Posix OrientationEngine"
+    [scan_type]="Sensors Udev Posix OrientationEngine OrientationAPI"
+    [mount_matrix]="Sensors Udev Posix OrientationEngine OrientationAPI"
+    [sysfs_number]="Sensors Udev Posix OrientationEngine OrientationAPI"
+    [trace_line]="OrientationEngine OrientationAPI"
+    [configuration]="Sensors Udev Posix OrientationEngine OrientationAPI"
+    [client_options]="Service Sensors Udev DBus Posix OrientationEngine OrientationAPI"
     [dbus_message]="DBus Posix"
 )
 declare -A target_support=(

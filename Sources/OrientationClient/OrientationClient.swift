@@ -80,8 +80,8 @@ public final class OrientationClient {
     public init(bus: Connection.Bus, loop: EventLoop, configuration: Configuration = .init()) throws(BusError) {
         connection = try Connection.open(bus)
         self.configuration = configuration
-        try connection.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Names.service)'")
-        try connection.addMatch("type='signal',sender='\(Names.service)',path='\(Names.managerPath)',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'")
+        try connection.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Names.busName)'")
+        try connection.addMatch("type='signal',sender='\(Names.busName)',path='\(Names.managerPath)',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'")
         connection.addHandler { [weak self] message in self?.handle(message) ?? false }
         try create()
         connection.attach(to: loop)
@@ -123,7 +123,7 @@ public final class OrientationClient {
     /// Reads one manager property.
     public func managerProperty(_ name: String) throws(BusError) -> Value {
         let reply = try connection.call(try Message.methodCall(
-            destination: Names.service, path: Names.managerPath, interface: "org.freedesktop.DBus.Properties",
+            destination: Names.busName, path: Names.managerPath, interface: "org.freedesktop.DBus.Properties",
             member: "Get", arguments: [.string(Names.managerInterface), .string(name)]))
         guard let value = reply.arguments.first?.unwrappedVariant else { throw .failed("empty reply") }
         return value
@@ -131,19 +131,14 @@ public final class OrientationClient {
 
     // MARK: Internals
 
-    private enum Names {
-        static let service = "org.orientationd.Orientation1"
-        static let managerPath = "/org/orientationd/Orientation1"
-        static let managerInterface = "org.orientationd.Orientation1"
-        static let clientInterface = "org.orientationd.Orientation1.Client"
-    }
+    private typealias Names = OrientationAPI
 
     private func create() throws(BusError) {
         var options: [(String, Value)] = [("SupportedOrientations", .strings(configuration.supported.map(\.rawValue)))]
         if let preferred = configuration.preferred { options.append(("PreferredOrientation", .string(preferred.rawValue))) }
         if !configuration.followsLock { options.append(("FollowsLock", .bool(false))) }
         let reply = try connection.call(try Message.methodCall(
-            destination: Names.service, path: Names.managerPath, interface: Names.managerInterface,
+            destination: Names.busName, path: Names.managerPath, interface: Names.managerInterface,
             member: "CreateClient", arguments: [.vardict(options)]))
         guard let path = reply.arguments.first?.stringValue else { throw .failed("CreateClient returned no path") }
         objectPath = path
@@ -154,25 +149,25 @@ public final class OrientationClient {
     private func callClient(_ member: String, _ arguments: [Value] = []) throws(BusError) {
         guard let objectPath else { throw BusError("org.freedesktop.DBus.Error.ServiceUnknown", "orientationd is not running") }
         _ = try connection.call(try Message.methodCall(
-            destination: Names.service, path: objectPath, interface: Names.clientInterface, member: member, arguments: arguments))
+            destination: Names.busName, path: objectPath, interface: Names.clientInterface, member: member, arguments: arguments))
     }
 
     /// Reads all client properties (and the manager's tilt).
     private func refresh() throws(BusError) {
         guard let objectPath else { return }
         let reply = try connection.call(try Message.methodCall(
-            destination: Names.service, path: objectPath, interface: "org.freedesktop.DBus.Properties",
+            destination: Names.busName, path: objectPath, interface: "org.freedesktop.DBus.Properties",
             member: "GetAll", arguments: [.string(Names.clientInterface)]))
         if let entries = reply.arguments.first?.stringKeyedEntries { apply(entries) }
         let manager = try connection.call(try Message.methodCall(
-            destination: Names.service, path: Names.managerPath, interface: "org.freedesktop.DBus.Properties",
+            destination: Names.busName, path: Names.managerPath, interface: "org.freedesktop.DBus.Properties",
             member: "GetAll", arguments: [.string(Names.managerInterface)]))
         for (key, wrapped) in manager.arguments.first?.stringKeyedEntries ?? [] {
             let value = wrapped.unwrappedVariant
             switch key {
-            case "Tilt": state.tilt = value.stringValue.flatMap(Tilt.init(rawValue:)) ?? .undefined
-            case "HasSensor": state.hasSensor = value.boolValue ?? false
-            case "SensorName": state.sensorName = value.stringValue ?? ""
+            case ManagerProperty.tilt.rawValue: state.tilt = value.stringValue.flatMap(Tilt.init(rawValue:)) ?? .undefined
+            case ManagerProperty.hasSensor.rawValue: state.hasSensor = value.boolValue ?? false
+            case ManagerProperty.sensorName.rawValue: state.sensorName = value.stringValue ?? ""
             default: break
             }
         }
@@ -182,12 +177,12 @@ public final class OrientationClient {
         for (key, wrapped) in entries {
             let value = wrapped.unwrappedVariant
             switch key {
-            case "Active": state.active = value.boolValue ?? state.active
-            case "DeviceOrientation": state.deviceOrientation = value.stringValue.flatMap(Orientation.init(rawValue:)) ?? state.deviceOrientation
-            case "InterfaceOrientation": state.interfaceOrientation = value.stringValue.flatMap(Orientation.init(rawValue:)) ?? state.interfaceOrientation
-            case "ContentRotation": state.contentRotation = value.uint32Value ?? state.contentRotation
-            case "SupportedOrientations": state.supported = (value.stringArray ?? []).compactMap(Orientation.init(rawValue:))
-            case "PreferredOrientation": state.preferred = value.stringValue.flatMap(Orientation.init(rawValue:)) ?? state.preferred
+            case ClientProperty.active.rawValue: state.active = value.boolValue ?? state.active
+            case ClientProperty.deviceOrientation.rawValue: state.deviceOrientation = value.stringValue.flatMap(Orientation.init(rawValue:)) ?? state.deviceOrientation
+            case ClientProperty.interfaceOrientation.rawValue: state.interfaceOrientation = value.stringValue.flatMap(Orientation.init(rawValue:)) ?? state.interfaceOrientation
+            case ClientProperty.contentRotation.rawValue: state.contentRotation = value.uint32Value ?? state.contentRotation
+            case ClientProperty.supportedOrientations.rawValue: state.supported = (value.stringArray ?? []).compactMap(Orientation.init(rawValue:))
+            case ClientProperty.preferredOrientation.rawValue: state.preferred = value.stringValue.flatMap(Orientation.init(rawValue:)) ?? state.preferred
             default: break
             }
         }
@@ -198,7 +193,7 @@ public final class OrientationClient {
         let args = message.arguments
         switch (message.interface, message.member) {
         case ("org.freedesktop.DBus", "NameOwnerChanged"):
-            guard args.count == 3, args[0].stringValue == Names.service, let newOwner = args[2].stringValue else { return false }
+            guard args.count == 3, args[0].stringValue == Names.busName, let newOwner = args[2].stringValue else { return false }
             if newOwner.isEmpty {
                 if objectPath != nil {
                     objectPath = nil
@@ -221,13 +216,13 @@ public final class OrientationClient {
                 return true
             }
             guard message.path == Names.managerPath else { return false }
-            if let tilt = entries.first(where: { $0.key == "Tilt" })?.value.unwrappedVariant.stringValue,
+            if let tilt = entries.first(where: { $0.key == ManagerProperty.tilt.rawValue })?.value.unwrappedVariant.stringValue,
                let value = Tilt(rawValue: tilt), value != state.tilt {
                 state.tilt = value
                 onEvent?(.tiltChanged(value))
             }
-            let hasSensor = entries.first(where: { $0.key == "HasSensor" })?.value.unwrappedVariant.boolValue
-            let name = entries.first(where: { $0.key == "SensorName" })?.value.unwrappedVariant.stringValue
+            let hasSensor = entries.first(where: { $0.key == ManagerProperty.hasSensor.rawValue })?.value.unwrappedVariant.boolValue
+            let name = entries.first(where: { $0.key == ManagerProperty.sensorName.rawValue })?.value.unwrappedVariant.stringValue
             if hasSensor != nil || name != nil {
                 let changed = (hasSensor ?? state.hasSensor) != state.hasSensor || (name ?? state.sensorName) != state.sensorName
                 state.hasSensor = hasSensor ?? state.hasSensor

@@ -1,3 +1,4 @@
+import OrientationAPI
 import DBus
 import Posix
 
@@ -15,8 +16,8 @@ public final class Authorizer {
         case polkit
     }
 
-    public static let claimAction = "org.orientationd.Orientation1.claim"
-    public static let lockAction = "org.orientationd.Orientation1.lock"
+    public static let claimAction = OrientationAPI.Action.claim
+    public static let lockAction = OrientationAPI.Action.lock
     public static let compatClaimAction = "net.hadess.SensorProxy.claim-sensor"
 
     private let connection: Connection
@@ -49,7 +50,7 @@ public final class Authorizer {
                 arguments: [subject, .string(action), .dictionary(keySignature: "s", valueSignature: "s", []),
                             .uint32(interactive ? 1 : 0), .string("")])
         } catch {
-            completion(BusError(BusNames.notAuthorized, "cannot ask polkit about \(action): \(error.message)"))
+            completion(BusError(OrientationAPI.Error.notAuthorized, "cannot ask polkit about \(action): \(error.message)"))
             return
         }
         // Interactive checks may wait for a password dialog.
@@ -58,20 +59,20 @@ public final class Authorizer {
             case .success(let reply):
                 guard case .structure(let fields)? = reply.arguments.first, case .bool(let authorized)? = fields.first else {
                     logger.warning("polkit gave an unexpected answer for \(action) (\(reply.signature)); refusing")
-                    completion(BusError(BusNames.notAuthorized, "polkit gave an unexpected answer"))
+                    completion(BusError(OrientationAPI.Error.notAuthorized, "polkit gave an unexpected answer"))
                     return
                 }
                 if authorized {
                     completion(nil)
                 } else {
                     logger.debug("polkit refused \(action) to \(sender)")
-                    completion(BusError(BusNames.notAuthorized, "not authorized for \(action)"))
+                    completion(BusError(OrientationAPI.Error.notAuthorized, "not authorized for \(action)"))
                 }
             case .failure(let error):
                 logger.warning("cannot check \(action) with polkit: \(error.message)")
                 let unavailable = error.name == "org.freedesktop.DBus.Error.ServiceUnknown"
                     || error.name == "org.freedesktop.DBus.Error.NameHasNoOwner"
-                completion(BusError(BusNames.notAuthorized, unavailable
+                completion(BusError(OrientationAPI.Error.notAuthorized, unavailable
                     ? "polkit is not available to authorize \(action) (orientationd --no-polkit runs without it)"
                     : "could not check authorization for \(action): \(error.message)"))
             }

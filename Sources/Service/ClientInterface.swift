@@ -4,7 +4,7 @@ import OrientationEngine
 extension ClientObject {
     /// org.orientationd.Orientation1.Client, declared once.
     static let table = InterfaceTable<ClientObject>(
-        name: BusNames.clientInterface,
+        name: OrientationAPI.clientInterface,
         doc: """
             One app's client object, created by CreateClient and owned by the calling \
             connection. Only the owner may call its methods; its signals and \
@@ -40,23 +40,23 @@ extension ClientObject {
             },
         ],
         properties: [
-            .init("SupportedOrientations", "as", doc: "The orientations the app's interface can be laid out in, in the order given.") {
+            .init(ClientProperty.supportedOrientations.rawValue, "as", doc: "The orientations the app's interface can be laid out in, in the order given.") {
                 .strings($0.options.supported.map(\.rawValue))
             },
-            .init("PreferredOrientation", "s", doc: "The orientation used when the device orientation is not supported and the current one no longer is.") {
+            .init(ClientProperty.preferredOrientation.rawValue, "s", doc: "The orientation used when the device orientation is not supported and the current one no longer is.") {
                 .string($0.options.preferred.rawValue)
             },
-            .init("Active", "b", doc: "Whether the client is started.") { .bool($0.active) },
-            .init("DeviceOrientation", "s", doc: """
+            .init(ClientProperty.active.rawValue, "b", doc: "Whether the client is started.") { .bool($0.active) },
+            .init(ClientProperty.deviceOrientation.rawValue, "s", doc: """
                 The manager's Orientation as this client sees it: frozen by RotationLocked \
                 unless the client was created with FollowsLock=false. Not updated while the \
                 client is stopped.
                 """) { .string($0.device.rawValue) },
-            .init("InterfaceOrientation", "s", doc: """
+            .init(ClientProperty.interfaceOrientation.rawValue, "s", doc: """
                 The orientation the app's interface should be laid out in; always one of \
                 SupportedOrientations.
                 """) { .string($0.interface.rawValue) },
-            .init("ContentRotation", "u", doc: """
+            .init(ClientProperty.contentRotation.rawValue, "u", doc: """
                 Degrees counter-clockwise (0, 90, 180 or 270) to rotate free-standing \
                 content (icons, labels, a capture preview) inside the interface so that it \
                 stays upright: (angle(DeviceOrientation) - angle(InterfaceOrientation)) mod \

@@ -17,7 +17,7 @@ final class ClientObject {
 
     init(id: UInt64, owner: String, options: ClientOptions, device: Orientation) {
         self.id = id
-        path = BusNames.clientPathPrefix + String(id)
+        path = OrientationAPI.clientPathPrefix + String(id)
         self.owner = owner
         self.options = options
         self.device = device
@@ -30,7 +30,7 @@ final class ClientObject {
     /// The properties whose values differ between two states, in declaration order.
     struct Change {
         var willChange: (from: Orientation, to: Orientation, contentRotation: UInt32)?
-        var properties: [String]
+        var properties: [ClientProperty]
     }
 
     /// Moves to `device`/`interface` and says what must be announced.
@@ -41,9 +41,9 @@ final class ClientObject {
         if newInterface != interface || newContent != oldContent {
             change.willChange = (interface, newInterface, newContent)
         }
-        if newDevice != device { change.properties.append("DeviceOrientation") }
-        if newInterface != interface { change.properties.append("InterfaceOrientation") }
-        if newContent != oldContent { change.properties.append("ContentRotation") }
+        if newDevice != device { change.properties.append(.deviceOrientation) }
+        if newInterface != interface { change.properties.append(.interfaceOrientation) }
+        if newContent != oldContent { change.properties.append(.contentRotation) }
         device = newDevice
         interface = newInterface
         return change

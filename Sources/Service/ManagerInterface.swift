@@ -4,7 +4,7 @@ import OrientationEngine
 extension OrientationService {
     /// org.orientationd.Orientation1, declared once.
     static let table = InterfaceTable<OrientationService>(
-        name: BusNames.managerInterface,
+        name: OrientationAPI.managerInterface,
         doc: """
             The device orientation service. The accelerometer is read only while at least \
             one client is started; Orientation and Tilt are updated only then, and keep \
@@ -26,29 +26,29 @@ extension OrientationService {
             },
         ],
         properties: [
-            .init("HasSensor", "b", doc: "Whether a display accelerometer is present and usable.") { .bool($0.hasSensor) },
-            .init("SensorName", "s", doc: "Human-readable name of the sensor in use; \"\" when there is none.") { .string($0.sensorName) },
-            .init("SensorBackend", "s", doc: "How the sensor is read: iio-buffer, iio-poll, input, simulated, replay; \"\" when there is none.") {
+            .init(ManagerProperty.hasSensor.rawValue, "b", doc: "Whether a display accelerometer is present and usable.") { .bool($0.hasSensor) },
+            .init(ManagerProperty.sensorName.rawValue, "s", doc: "Human-readable name of the sensor in use; \"\" when there is none.") { .string($0.sensorName) },
+            .init(ManagerProperty.sensorBackend.rawValue, "s", doc: "How the sensor is read: iio-buffer, iio-poll, input, simulated, replay; \"\" when there is none.") {
                 .string($0.sensorKind)
             },
-            .init("Orientation", "s", doc: """
+            .init(ManagerProperty.orientation.rawValue, "s", doc: """
                 The confirmed device orientation: undefined, normal, left-up (left edge on \
                 top), bottom-up or right-up. undefined before the first reading and while \
                 no sensor is present.
                 """) { .string($0.orientation.rawValue) },
-            .init("Tilt", "s", doc: """
+            .init(ManagerProperty.tilt.rawValue, "s", doc: """
                 Elevation of the screen normal: vertical (within 20 degrees of upright), \
                 tilted-up, tilted-down (20 to 70 degrees), face-up, face-down (beyond 70 \
                 degrees), or undefined before the first reading.
                 """) { .string($0.tilt.rawValue) },
-            .init("RotationLocked", "b", doc: """
+            .init(ManagerProperty.rotationLocked.rawValue, "b", doc: """
                 Read-write. While true, Orientation does not change (nor the \
                 DeviceOrientation of clients that follow the lock). Setting it to false \
                 applies the current orientation at once.
                 """, get: { .bool($0.rotationLocked) }, deferrableSet: { service, value, call throws(BusError) in
                     service.requestRotationLocked(value.boolValue ?? false, call)
                 }),
-            .init("ActiveClients", "u", doc: "Number of started clients.") { .uint32(UInt32($0.activeClients)) },
+            .init(ManagerProperty.activeClients.rawValue, "u", doc: "Number of started clients.") { .uint32(UInt32($0.activeClients)) },
         ],
         signals: [
             .init("OrientationWillChange", [Argument("from", "s"), Argument("to", "s")], doc: """

@@ -58,7 +58,7 @@ public final class OrientationService {
 
     /// The well-known names to own: the native one, and iio-sensor-proxy's in
     /// compatibility mode.
-    public var busNames: [String] { [BusNames.service] + (compat == nil ? [] : [SensorProxyFacade.busName]) }
+    public var busNames: [String] { [OrientationAPI.busName] + (compat == nil ? [] : [SensorProxyFacade.busName]) }
 
 
     /// The interfaces the daemon exports, for `--bus-introspect` and the documented XML.
@@ -67,7 +67,7 @@ public final class OrientationService {
     /// Exports the manager and follows bus names so that clients die with their owner.
     /// Call before requesting the well-known name.
     public func export() throws(BusError) {
-        tree.export(path: BusNames.managerPath, interfaces: [Self.table.bind(to: self)])
+        tree.export(path: OrientationAPI.managerPath, interfaces: [Self.table.bind(to: self)])
         if let compat {
             tree.export(path: SensorProxyFacade.path, interfaces: [SensorProxyFacade.table.bind(to: compat)])
             tree.export(path: SensorProxyFacade.compassPath, interfaces: [SensorProxyFacade.compassTable.bind(to: compat)])
@@ -131,11 +131,11 @@ public final class OrientationService {
 
     func createClient(owner: String, options: ClientOptions) throws(BusError) -> String {
         guard clients.count < Self.maxClients else {
-            throw BusError(BusNames.limitExceeded, "the daemon already has \(Self.maxClients) clients")
+            throw BusError(OrientationAPI.Error.limitExceeded, "the daemon already has \(Self.maxClients) clients")
         }
         let owned = clientCountByOwner[owner, default: 0]
         guard owned < Self.maxClientsPerConnection else {
-            throw BusError(BusNames.limitExceeded, "a connection may own at most \(Self.maxClientsPerConnection) clients; close one first")
+            throw BusError(OrientationAPI.Error.limitExceeded, "a connection may own at most \(Self.maxClientsPerConnection) clients; close one first")
         }
         let client = ClientObject(id: nextClientID, owner: owner, options: options, device: view(for: options.followsLock))
         nextClientID += 1
@@ -169,8 +169,8 @@ public final class OrientationService {
         let device = view(for: client.options.followsLock)
         let interface = InterfacePolicy.reevaluated(device: device, current: client.interface,
                                                     supported: client.options.supported, preferred: client.options.preferred)
-        announce(client, client.move(device: device, interface: interface), extra: ["Active"])
-        emitManagerChanged(["ActiveClients"])
+        announce(client, client.move(device: device, interface: interface), extra: [.active])
+        emitManagerChanged([.activeClients])
     }
 
     func stop(_ client: ClientObject) {
@@ -178,14 +178,14 @@ public final class OrientationService {
         client.active = false
         activeClients -= 1
         if !sensorWanted { releaseSensor() }
-        tree.emitPropertiesChanged(path: client.path, interface: BusNames.clientInterface, names: ["Active"], destination: client.owner)
-        emitManagerChanged(["ActiveClients"])
+        tree.emitPropertiesChanged(path: client.path, interface: OrientationAPI.clientInterface, names: [ClientProperty.active.rawValue], destination: client.owner)
+        emitManagerChanged([.activeClients])
     }
 
     func setSupported(_ client: ClientObject, _ supported: [Orientation], _ preferred: Orientation) {
-        var names: [String] = []
-        if supported != client.options.supported { names.append("SupportedOrientations") }
-        if preferred != client.options.preferred { names.append("PreferredOrientation") }
+        var names: [ClientProperty] = []
+        if supported != client.options.supported { names.append(.supportedOrientations) }
+        if preferred != client.options.preferred { names.append(.preferredOrientation) }
         client.options.supported = supported
         client.options.preferred = preferred
         // A stopped client keeps its last device orientation; a started one sees the current.
@@ -200,7 +200,7 @@ public final class OrientationService {
             client.active = false
             activeClients -= 1
             if !sensorWanted { releaseSensor() }
-            emitManagerChanged(["ActiveClients"])
+            emitManagerChanged([.activeClients])
         }
         clients[client.id] = nil
         let remaining = clientCountByOwner[client.owner, default: 1] - 1
@@ -232,12 +232,12 @@ public final class OrientationService {
         let before = (hasSensor, sensorName, sensorKind)
         sensor = newSensor
         scaleWarned = false
-        var names: [String] = []
-        if before.0 != hasSensor { names.append("HasSensor") }
-        if before.1 != sensorName { names.append("SensorName") }
-        if before.2 != sensorKind { names.append("SensorBackend") }
+        var names: [ManagerProperty] = []
+        if before.0 != hasSensor { names.append(.hasSensor) }
+        if before.1 != sensorName { names.append(.sensorName) }
+        if before.2 != sensorKind { names.append(.sensorBackend) }
         emitManagerChanged(names)
-        if names.contains("HasSensor"), compat != nil {
+        if names.contains(.hasSensor), compat != nil {
             tree.emitPropertiesChanged(path: SensorProxyFacade.path, interface: SensorProxyFacade.interface, names: ["HasAccelerometer"])
         }
         if newSensor == nil {
@@ -308,7 +308,7 @@ public final class OrientationService {
     func setRotationLocked(_ locked: Bool) {
         guard locked != rotationLocked else { return }
         rotationLocked = locked
-        emitManagerChanged(["RotationLocked"])
+        emitManagerChanged([.rotationLocked])
         if !locked { applyEngineState() }
     }
 
@@ -389,20 +389,20 @@ public final class OrientationService {
     /// Announces a new manager orientation (and the engine's tilt), then updates the
     /// started clients.
     private func publish(orientation newOrientation: Orientation, tilt newTilt: Tilt) {
-        var names: [String] = []
+        var names: [ManagerProperty] = []
         if newOrientation != orientation {
-            tree.emitSignal(path: BusNames.managerPath, interface: BusNames.managerInterface, name: "OrientationWillChange",
+            tree.emitSignal(path: OrientationAPI.managerPath, interface: OrientationAPI.managerInterface, name: "OrientationWillChange",
                             arguments: [.string(orientation.rawValue), .string(newOrientation.rawValue)])
             orientation = newOrientation
-            names.append("Orientation")
+            names.append(.orientation)
         }
         if newTilt != tilt {
             tilt = newTilt
-            names.append("Tilt")
+            names.append(.tilt)
         }
         emitManagerChanged(names)
         if let compat, !names.isEmpty {
-            let compatNames = names.map { $0 == "Orientation" ? "AccelerometerOrientation" : "AccelerometerTilt" }
+            let compatNames = names.map { $0 == .orientation ? "AccelerometerOrientation" : "AccelerometerTilt" }
             for claimer in compat.claimers.sorted() {
                 tree.emitPropertiesChanged(path: SensorProxyFacade.path, interface: SensorProxyFacade.interface,
                                            names: compatNames, destination: claimer)
@@ -423,20 +423,21 @@ public final class OrientationService {
 
     // MARK: Signals
 
-    private func announce(_ client: ClientObject, _ change: ClientObject.Change, extra: [String] = []) {
+    private func announce(_ client: ClientObject, _ change: ClientObject.Change, extra: [ClientProperty] = []) {
         if let will = change.willChange {
-            tree.emitSignal(path: client.path, interface: BusNames.clientInterface, name: "OrientationWillChange",
+            tree.emitSignal(path: client.path, interface: OrientationAPI.clientInterface, name: "OrientationWillChange",
                             arguments: [.string(will.from.rawValue), .string(will.to.rawValue), .uint32(will.contentRotation)],
                             destination: client.owner)
         }
         let names = extra + change.properties
         if !names.isEmpty {
-            tree.emitPropertiesChanged(path: client.path, interface: BusNames.clientInterface, names: names, destination: client.owner)
+            tree.emitPropertiesChanged(path: client.path, interface: OrientationAPI.clientInterface, names: names.map(\.rawValue),
+                                       destination: client.owner)
         }
     }
 
-    private func emitManagerChanged(_ names: [String]) {
+    private func emitManagerChanged(_ names: [ManagerProperty]) {
         guard !names.isEmpty else { return }
-        tree.emitPropertiesChanged(path: BusNames.managerPath, interface: BusNames.managerInterface, names: names)
+        tree.emitPropertiesChanged(path: OrientationAPI.managerPath, interface: OrientationAPI.managerInterface, names: names.map(\.rawValue))
     }
 }

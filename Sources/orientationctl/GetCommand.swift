@@ -1,8 +1,9 @@
+import OrientationAPI
 import DBus
 
 /// `orientationctl get`: the manager's properties.
 enum GetCommand {
-    static let names = ["HasSensor", "SensorName", "SensorBackend", "Orientation", "Tilt", "RotationLocked", "ActiveClients"]
+    static let names = ManagerProperty.allCases.map(\.rawValue)
 
     static func run(_ arguments: [String]) -> Int32 {
         let options: BusArguments
@@ -17,9 +18,9 @@ enum GetCommand {
             let connection = try Connection.open(options.bus)
             defer { connection.close() }
             let reply = try connection.call(try Message.methodCall(
-                destination: "org.orientationd.Orientation1", path: "/org/orientationd/Orientation1",
-                interface: "org.freedesktop.DBus.Properties", member: "GetAll",
-                arguments: [.string("org.orientationd.Orientation1")]))
+                destination: OrientationAPI.busName, path: OrientationAPI.managerPath,
+                interface: OrientationAPI.propertiesInterface, member: "GetAll",
+                arguments: [.string(OrientationAPI.managerInterface)]))
             values = reply.arguments.first?.stringKeyedEntries ?? []
         } catch {
             Output.error(describe(error, bus: options.bus))

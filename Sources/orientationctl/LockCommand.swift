@@ -1,3 +1,4 @@
+import OrientationAPI
 import DBus
 
 /// `orientationctl lock` and `unlock`: set RotationLocked.
@@ -10,9 +11,9 @@ enum LockCommand {
             let connection = try Connection.open(options.bus)
             defer { connection.close() }
             _ = try connection.call(try Message.methodCall(
-                destination: "org.orientationd.Orientation1", path: "/org/orientationd/Orientation1",
-                interface: "org.freedesktop.DBus.Properties", member: "Set",
-                arguments: [.string("org.orientationd.Orientation1"), .string("RotationLocked"), .variant(.bool(locked))]))
+                destination: OrientationAPI.busName, path: OrientationAPI.managerPath,
+                interface: OrientationAPI.propertiesInterface, member: "Set",
+                arguments: [.string(OrientationAPI.managerInterface), .string(ManagerProperty.rotationLocked.rawValue), .variant(.bool(locked))]))
         } catch {
             Output.error(describe(error, bus: options.bus))
             return 1

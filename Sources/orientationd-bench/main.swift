@@ -1,3 +1,4 @@
+import OrientationAPI
 // orientationd-bench: measurements that need many bus peers in one process.
 //
 //   orientationd-bench fanout [--connections N] [--clients-per-connection M] [--rotations R]
@@ -122,7 +123,7 @@ func fanout(_ options: Options) throws {
     }
 
     let loop = try EventLoop()
-    let service = "org.orientationd.Orientation1", manager = "/org/orientationd/Orientation1"
+    let service = OrientationAPI.busName, manager = OrientationAPI.managerPath
     let probe = try Connection.open(.address(address))
     let deadline = MonotonicClock.milliseconds() + 10_000
     while MonotonicClock.milliseconds() < deadline {

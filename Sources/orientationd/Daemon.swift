@@ -130,7 +130,7 @@ struct Daemon {
             }
         }
         connection.attach(to: loop)
-        logger.debug("serving \(BusNames.service) on the \(options.bus) as \(connection.uniqueName) with sensor \(sensor?.name ?? "none")")
+        logger.debug("serving \(OrientationAPI.busName) on the \(options.bus) as \(connection.uniqueName) with sensor \(sensor?.name ?? "none")")
 
         let code = loop.run()
         // SIGTERM, SIGINT or a lost bus: disable an enabled IIO buffer before exiting.

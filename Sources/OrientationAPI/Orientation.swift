@@ -33,19 +33,3 @@ public enum Tilt: String, Sendable, CaseIterable, Hashable {
     case faceUp = "face-up"
     case faceDown = "face-down"
 }
-
-/// One accelerometer reading in m/s², in the Linux IIO frame (after scale and mount
-/// matrix), with the time it was taken in milliseconds on a monotonic clock.
-public struct Sample: Sendable, Equatable {
-    public var timeMs: Int64
-    public var x: Double
-    public var y: Double
-    public var z: Double
-
-    public init(timeMs: Int64, x: Double, y: Double, z: Double) {
-        self.timeMs = timeMs
-        self.x = x
-        self.y = y
-        self.z = z
-    }
-}

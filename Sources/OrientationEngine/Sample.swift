@@ -1,0 +1,19 @@
+// The engine speaks the contract's vocabulary (Orientation, Tilt): re-exported, so that
+// every user of the engine has the names without a second import.
+@_exported import OrientationAPI
+
+/// One accelerometer reading in m/s², in the Linux IIO frame (after scale and mount
+/// matrix), with the time it was taken in milliseconds on a monotonic clock.
+public struct Sample: Sendable, Equatable {
+    public var timeMs: Int64
+    public var x: Double
+    public var y: Double
+    public var z: Double
+
+    public init(timeMs: Int64, x: Double, y: Double, z: Double) {
+        self.timeMs = timeMs
+        self.x = x
+        self.y = y
+        self.z = z
+    }
+}
