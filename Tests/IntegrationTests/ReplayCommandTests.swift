@@ -30,6 +30,15 @@ import Testing
         #expect(t >= 1000 && t <= 1400)
     }
 
+    /// The example README shows: the trace in examples/traces, a quarter turn and back.
+    @Test func readmeExampleTraceTurnsAndComesBack() throws {
+        let result = try ChildProcess.run(product: "orientationctl",
+                                          arguments: ["replay", repositoryRoot + "/examples/traces/quarter-turn.csv"], directory: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        let orientations = result.stdout.split(separator: "\n").map { $0.split(separator: ",")[1] }
+        #expect(orientations == ["normal", "left-up", "normal"], "\(result.stdout)")
+    }
+
     @Test func malformedLinesAreWarnedAboutAndSkipped() throws {
         let trace = try writeTrace(extraLines: "garbage\n995,nan,0,0\n996,1,2\n10,0,-9.81,0\n")
         let result = try ChildProcess.run(product: "orientationctl", arguments: ["replay", trace], directory: directory)
