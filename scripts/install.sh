@@ -20,6 +20,11 @@
 #   DBUSSYSTEMSERVICEDIR   $DATADIR/dbus-1/system-services
 #   DBUSSESSIONSERVICEDIR  $DATADIR/dbus-1/services
 #   POLKITACTIONDIR        $DATADIR/polkit-1/actions
+#   DBUSINTERFACESDIR      $DATADIR/dbus-1/interfaces   the documented interface XML
+#   DOCDIR                 $DATADIR/doc/orientationd    LICENSE, README.md, docs/api.md
+#   BASHCOMPLETIONDIR      $DATADIR/bash-completion/completions
+#   ZSHCOMPLETIONDIR       $DATADIR/zsh/vendor-completions
+#   FISHCOMPLETIONDIR      $DATADIR/fish/vendor_completions.d
 #   UDEVRULESDIR           $PREFIX/lib/udev/rules.d
 #   SYSTEMDSYSTEMUNITDIR   $PREFIX/lib/systemd/system
 #
@@ -32,6 +37,12 @@
 #                          files of the same names are absent; yes: always; no: never.
 #   ORIENTATIOND_PREBUILT  a directory holding already built orientationd and
 #                          orientationctl: no build (the tests use the debug build).
+#                          Without it, the release build in .build/release is used when
+#                          it is there and up to date; as root, a tree owned by someone
+#                          else is never built in (root-owned files in a user's tree):
+#                          build first as that user (`make release`), install second.
+#   STRIP                  yes (default): the installed programs are stripped of debug
+#                          information and symbols; no: installed as built
 #   SWIFT                  the swift driver (default: swift).
 set -euo pipefail
 
@@ -57,12 +68,22 @@ DBUSPOLICYDIR=${DBUSPOLICYDIR:-$DATADIR/dbus-1/system.d}
 DBUSSYSTEMSERVICEDIR=${DBUSSYSTEMSERVICEDIR:-$DATADIR/dbus-1/system-services}
 DBUSSESSIONSERVICEDIR=${DBUSSESSIONSERVICEDIR:-$DATADIR/dbus-1/services}
 POLKITACTIONDIR=${POLKITACTIONDIR:-$DATADIR/polkit-1/actions}
+DBUSINTERFACESDIR=${DBUSINTERFACESDIR:-$DATADIR/dbus-1/interfaces}
+DOCDIR=${DOCDIR:-$DATADIR/doc/orientationd}
+BASHCOMPLETIONDIR=${BASHCOMPLETIONDIR:-$DATADIR/bash-completion/completions}
+ZSHCOMPLETIONDIR=${ZSHCOMPLETIONDIR:-$DATADIR/zsh/vendor-completions}
+FISHCOMPLETIONDIR=${FISHCOMPLETIONDIR:-$DATADIR/fish/vendor_completions.d}
+STRIP=${STRIP:-yes}
 UDEVRULESDIR=${UDEVRULESDIR:-$PREFIX/lib/udev/rules.d}
 SYSTEMDSYSTEMUNITDIR=${SYSTEMDSYSTEMUNITDIR:-$PREFIX/lib/systemd/system}
 SENSOR_PROXY_COMPAT_FILES=${SENSOR_PROXY_COMPAT_FILES:-auto}
 INSTALL_SESSION_SERVICE=${INSTALL_SESSION_SERVICE:-no}
 SWIFT=${SWIFT:-swift}
 
+case $STRIP in
+    yes | no) ;;
+    *) echo "install: STRIP must be yes or no" >&2; exit 2 ;;
+esac
 case $INSTALL_SESSION_SERVICE in
     yes | no) ;;
     *) echo "install: INSTALL_SESSION_SERVICE must be yes or no" >&2; exit 2 ;;
@@ -73,7 +94,8 @@ case $SENSOR_PROXY_COMPAT_FILES in
     *) echo "install: SENSOR_PROXY_COMPAT_FILES must be auto, yes or no" >&2; exit 2 ;;
 esac
 for variable in PREFIX BINDIR LIBEXECDIR DATADIR MANDIR SYSCONFDIR DBUSPOLICYDIR DBUSSYSTEMSERVICEDIR \
-    DBUSSESSIONSERVICEDIR POLKITACTIONDIR UDEVRULESDIR SYSTEMDSYSTEMUNITDIR; do
+    DBUSSESSIONSERVICEDIR POLKITACTIONDIR UDEVRULESDIR SYSTEMDSYSTEMUNITDIR DBUSINTERFACESDIR DOCDIR \
+    BASHCOMPLETIONDIR ZSHCOMPLETIONDIR FISHCOMPLETIONDIR; do
     if [[ ${!variable} != /* ]]; then
         echo "install: $variable must be an absolute path (it is '${!variable}')" >&2
         exit 2
@@ -98,6 +120,13 @@ copied=(
     "udev/80-orientationd.rules|$UDEVRULESDIR/80-orientationd.rules"
     "man/orientationd.8|$MANDIR/man8/orientationd.8"
     "man/orientationctl.1|$MANDIR/man1/orientationctl.1"
+    "dbus/org.orientationd.Orientation1.xml|$DBUSINTERFACESDIR/org.orientationd.Orientation1.xml"
+    "LICENSE|$DOCDIR/LICENSE"
+    "README.md|$DOCDIR/README.md"
+    "docs/api.md|$DOCDIR/api.md"
+    "completions/orientationctl.bash|$BASHCOMPLETIONDIR/orientationctl"
+    "completions/_orientationctl|$ZSHCOMPLETIONDIR/_orientationctl"
+    "completions/orientationctl.fish|$FISHCOMPLETIONDIR/orientationctl.fish"
 )
 # The iio-sensor-proxy compatibility files: iio-sensor-proxy ships files of the same
 # names (its bus policy in /etc/dbus-1/system.d before 3.1, in the data directory
@@ -115,23 +144,49 @@ foreign() {
     [[ -e $path ]] && ! cmp -s "$repo/$source" "$path"
 }
 
-install_programs() {
-    local bin
+# The release build to install: ORIENTATIOND_PREBUILT, or .build/release, built first
+# unless that would mean root building in someone else's tree.
+release_binaries() {
     if [[ -n ${ORIENTATIOND_PREBUILT:-} ]]; then
-        bin=$ORIENTATIOND_PREBUILT
-        say "using the binaries in $bin (ORIENTATIOND_PREBUILT)"
+        say "using the binaries in $ORIENTATIOND_PREBUILT (ORIENTATIOND_PREBUILT)" >&2
+        echo "$ORIENTATIOND_PREBUILT"
+        return
+    fi
+    local flags=(-c release -Xswiftc -static-stdlib) bin=$repo/.build/release owner
+    owner=$(stat -c %U "$repo/.build" 2>/dev/null || stat -c %U "$repo")
+    if [[ $(id -u) -eq 0 && $owner != root ]]; then
+        if [[ ! -x $bin/orientationd || ! -x $bin/orientationctl ]]; then
+            echo "install: no release build in $bin, and root does not build in $owner's tree:" >&2
+            echo "install: run 'make release' as $owner first, then 'sudo make install'" >&2
+            exit 1
+        fi
+        local newer
+        newer=$(find Sources Package.swift -newer "$bin/orientationd" -print -quit 2>/dev/null)
+        if [[ -n $newer ]]; then
+            echo "install: $newer is newer than the release build: run 'make release' as $owner first" >&2
+            exit 1
+        fi
+        say "using the release build in $bin (built by $owner)" >&2
     else
-        local flags=(-c release -Xswiftc -static-stdlib)
-        "$SWIFT" build "${flags[@]}" --product orientationd
-        "$SWIFT" build "${flags[@]}" --product orientationctl
+        "$SWIFT" build "${flags[@]}" --product orientationd >&2
+        "$SWIFT" build "${flags[@]}" --product orientationctl >&2
         bin=$("$SWIFT" build "${flags[@]}" --show-bin-path)
     fi
+    echo "$bin"
+}
+
+install_programs() {
+    local bin
+    bin=$(release_binaries)
     for program in orientationd orientationctl; do
         [[ -x $bin/$program ]] || { echo "install: $bin/$program is missing" >&2; exit 1; }
     done
     install -D -m 0755 "$bin/orientationd" "$DESTDIR$LIBEXECDIR/orientationd"
-    say "$LIBEXECDIR/orientationd"
     install -D -m 0755 "$bin/orientationctl" "$DESTDIR$BINDIR/orientationctl"
+    if [[ $STRIP == yes ]]; then
+        strip --strip-all "$DESTDIR$LIBEXECDIR/orientationd" "$DESTDIR$BINDIR/orientationctl"
+    fi
+    say "$LIBEXECDIR/orientationd"
     say "$BINDIR/orientationctl"
 }
 
@@ -216,7 +271,7 @@ do_uninstall() {
             say "kept $config: it was changed"
         fi
     fi
-    rmdir "$DESTDIR$SYSCONFDIR/orientationd" 2>/dev/null || true
+    rmdir "$DESTDIR$SYSCONFDIR/orientationd" "$DESTDIR$DOCDIR" 2>/dev/null || true
 }
 
 case $action in

@@ -44,6 +44,9 @@ test_extra=(
     # kill(1), which the unit's ExecReload names: systemd-analyze verify checks that it
     # exists.
     procps
+    # GLib's and Qt's D-Bus code generators, run on the shipped interface XML; the
+    # shells whose completions are installed, to check them.
+    libglib2.0-dev-bin qtbase5-dev-tools zsh fish
 )
 # Benchmarks: the start-up timer listens for NameOwnerChanged from Debian's python3.
 bench_extra=(python3 python3-gi python3-dbus)

@@ -134,13 +134,15 @@ public struct InterfaceTable<Object: AnyObject>: Sendable {
     }
 }
 
-/// A named, typed argument of a method or signal.
+/// A named, typed argument of a method or signal, with its documentation.
 public struct Argument: Sendable, Equatable {
     public var name: String
     public var signature: String
-    public init(_ name: String, _ signature: String) {
+    public var doc: String
+    public init(_ name: String, _ signature: String, doc: String = "") {
         self.name = name
         self.signature = signature
+        self.doc = doc
     }
 }
 

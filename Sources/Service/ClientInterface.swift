@@ -23,7 +23,8 @@ extension ClientObject {
                 try client.service(for: call).stop(client)
                 return .empty
             },
-            .init("SetSupportedOrientations", in: [Argument("orientations", "as"), Argument("preferred", "s")], doc: """
+            .init("SetSupportedOrientations", in: [Argument("orientations", "as", doc: "The new SupportedOrientations: a non-empty list of distinct orientations."),
+                  Argument("preferred", "s", doc: "The new PreferredOrientation, one of them; \"\" for the default.")], doc: """
                 Replaces SupportedOrientations and PreferredOrientation ("" means the first \
                 supported in the order normal, left-up, bottom-up, right-up), with the \
                 validation of CreateClient, and re-evaluates InterfaceOrientation at once.
@@ -65,7 +66,9 @@ extension ClientObject {
                 """) { .uint32($0.contentRotation) },
         ],
         signals: [
-            .init("OrientationWillChange", [Argument("from", "s"), Argument("to", "s"), Argument("content_rotation", "u")], doc: """
+            .init("OrientationWillChange", [Argument("from", "s", doc: "The interface orientation before the change."),
+                                            Argument("to", "s", doc: "The interface orientation after it (equal to from when only the content rotation changes)."),
+                                            Argument("content_rotation", "u", doc: "The new ContentRotation: 0, 90, 180 or 270.")], doc: """
                 Sent to the owner immediately before InterfaceOrientation and/or \
                 ContentRotation change: from and to are interface orientations (equal when \
                 only the content rotation changes), content_rotation the new \

@@ -11,7 +11,8 @@ extension OrientationService {
             their last values otherwise and while the device lies flat.
             """,
         methods: [
-            .init("CreateClient", in: [Argument("options", "a{sv}")], out: [Argument("client", "o")], doc: """
+            .init("CreateClient", in: [Argument("options", "a{sv}", doc: "SupportedOrientations (as), PreferredOrientation (s), FollowsLock (b); all optional.")],
+                  out: [Argument("client", "o", doc: "The new client object's path, /org/orientationd/Orientation1/Client/N.")], doc: """
                 Creates a client object owned by the calling connection. Options, all \
                 optional: SupportedOrientations (as, a non-empty list of distinct \
                 orientations, default all four), PreferredOrientation (s, one of them; "" \
@@ -51,7 +52,8 @@ extension OrientationService {
             .init(ManagerProperty.activeClients.rawValue, "u", doc: "Number of started clients.") { .uint32(UInt32($0.activeClients)) },
         ],
         signals: [
-            .init("OrientationWillChange", [Argument("from", "s"), Argument("to", "s")], doc: """
+            .init("OrientationWillChange", [Argument("from", "s", doc: "The orientation before the change."),
+                                            Argument("to", "s", doc: "The orientation after it.")], doc: """
                 Emitted immediately before Orientation changes; the PropertiesChanged \
                 carrying the new value follows it.
                 """),

@@ -17,7 +17,8 @@ let usage = """
                             separated list of normal, left-up, bottom-up, right-up
                             (default: all four); O is the preferred orientation.
                             --json prints one JSON object per line.
-      lock                  Lock the rotation (RotationLocked = true).
+      lock [--toggle]       Lock the rotation (RotationLocked = true); --toggle flips
+                            it and prints the new state (for a key binding).
       unlock                Unlock the rotation; the current orientation applies at once.
       replay [--config PATH] [--explain] TRACE.csv
                             Run the orientation engine over a trace of t_ms,x,y,z

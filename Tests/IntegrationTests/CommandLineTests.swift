@@ -37,6 +37,34 @@ import Testing
         }
     }
 
+    /// Every subcommand answers --help with its own usage (exit 0), and every usage error
+    /// exits 2.
+    @Test func everySubcommandHasHelpAndUsageErrorsExitTwo() throws {
+        let directory = try makeTemporaryDirectory(prefix: "orientationctl-help")
+        for command in ["get", "monitor", "lock", "unlock", "replay"] {
+            let help = try ChildProcess.run(product: "orientationctl", arguments: [command, "--help"], directory: directory)
+            #expect(help.status == 0, "\(command) --help: \(help.stderr)")
+            #expect(help.stdout.contains("orientationctl \(command)"), "\(command) --help:\n\(help.stdout)")
+            let bad = try ChildProcess.run(product: "orientationctl", arguments: [command, "--frobnicate"], directory: directory)
+            #expect(bad.status == 2, "\(command) --frobnicate exited \(bad.status)")
+            #expect(bad.stderr.contains("--frobnicate"))
+        }
+        let unknown = try ChildProcess.run(product: "orientationctl", arguments: ["frobnicate"], directory: directory)
+        #expect(unknown.status == 2)
+    }
+
+    @Test func lockToggleFlipsAndPrintsTheNewState() throws {
+        let fixture = try DaemonFixture()
+        let peer = try fixture.peer()
+        for expected in ["locked", "unlocked", "locked"] {
+            let toggle = try ChildProcess.run(product: "orientationctl", arguments: ["--address", fixture.bus.address, "lock", "--toggle"],
+                                              directory: fixture.bus.directory)
+            #expect(toggle.status == 0, "\(toggle.stderr)")
+            #expect(toggle.stdout == expected + "\n")
+            #expect(try peer.managerProperty("RotationLocked") == .bool(expected == "locked"))
+        }
+    }
+
     @Test func unreachableBusIsOneClearErrorLine() throws {
         let address = "unix:path=\(directory)/no-such-bus"
         let daemon = try ChildProcess.run(product: "orientationd", arguments: ["--address", address, "--sensor", "simulated"], directory: directory)

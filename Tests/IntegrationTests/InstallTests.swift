@@ -22,6 +22,13 @@ import Testing
             "\(p)/lib/systemd/system/orientationd.service": 0o644,
             "\(p)/share/man/man8/orientationd.8": 0o644,
             "\(p)/share/man/man1/orientationctl.1": 0o644,
+            "\(p)/share/dbus-1/interfaces/org.orientationd.Orientation1.xml": 0o644,
+            "\(p)/share/doc/orientationd/LICENSE": 0o644,
+            "\(p)/share/doc/orientationd/README.md": 0o644,
+            "\(p)/share/doc/orientationd/api.md": 0o644,
+            "\(p)/share/bash-completion/completions/orientationctl": 0o644,
+            "\(p)/share/zsh/vendor-completions/_orientationctl": 0o644,
+            "\(p)/share/fish/vendor_completions.d/orientationctl.fish": 0o644,
             "etc/orientationd/orientationd.conf": 0o644,
         ]
     }
@@ -42,11 +49,22 @@ import Testing
             #expect(tree[path] == mode, "\(path) has mode \(String(tree[path] ?? 0, radix: 8)), expected \(String(mode, radix: 8))")
         }
 
-        // The programs are the built ones; the copied files are the repository's.
+        // The programs are the built ones, stripped; the copied files are the repository's.
         let p = String(prefix.dropFirst())
-        #expect(FileManager.default.contentsEqual(atPath: "\(destdir)/\(p)/libexec/orientationd", andPath: productsDirectory + "/orientationd"))
-        #expect(FileManager.default.contentsEqual(atPath: "\(destdir)/\(p)/bin/orientationctl", andPath: productsDirectory + "/orientationctl"))
+        for (installed, built) in [("libexec/orientationd", "orientationd"), ("bin/orientationctl", "orientationctl")] {
+            let path = "\(destdir)/\(p)/\(installed)"
+            let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+            let builtSize = try FileManager.default.attributesOfItem(atPath: productsDirectory + "/" + built)[.size] as? Int ?? 0
+            #expect(size > 0 && size < builtSize, "\(installed): \(size) bytes, built \(builtSize)")
+            let sections = try ExternalCommand.run("/usr/bin/readelf", ["-S", "-W", path], directory: work)
+            #expect(!sections.stdout.contains(".debug_info") && !sections.stdout.contains(".symtab"), "\(installed) is not stripped")
+            let help = try ExternalCommand.run(path, ["--help"], directory: work)
+            #expect(help.status == 0, "the stripped \(installed) does not run")
+        }
         for (installed, source) in [("share/dbus-1/system.d/org.orientationd.Orientation1.conf", "dbus/org.orientationd.Orientation1.conf"),
+                                    ("share/dbus-1/interfaces/org.orientationd.Orientation1.xml", "dbus/org.orientationd.Orientation1.xml"),
+                                    ("share/doc/orientationd/LICENSE", "LICENSE"),
+                                    ("share/bash-completion/completions/orientationctl", "completions/orientationctl.bash"),
                                     ("share/polkit-1/actions/org.orientationd.Orientation1.policy", "polkit/org.orientationd.Orientation1.policy"),
                                     ("lib/udev/rules.d/80-orientationd.rules", "udev/80-orientationd.rules"),
                                     ("share/man/man8/orientationd.8", "man/orientationd.8")] {
@@ -107,6 +125,58 @@ import Testing
 
     /// Session-bus activation is for developers: only with INSTALL_SESSION_SERVICE=yes, and
     /// then it asks for the simulated sensor by name; uninstall removes it either way.
+    /// As root in a tree that belongs to someone else, make install never builds (that
+    /// would leave root-owned files in the user's .build): with no release build it says
+    /// to build first as the tree's owner.
+    @Test func rootDoesNotBuildInAUsersTree() throws {
+        guard getuid() == 0 else { return }
+        let work = try makeTemporaryDirectory(prefix: "orientationd-install")
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let tree = work + "/tree"
+        try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
+        for item in ["Makefile", "scripts"] {
+            try FileManager.default.copyItem(atPath: repositoryRoot + "/" + item, toPath: tree + "/" + item)
+        }
+        let chown = try ExternalCommand.run("/usr/bin/chown", ["-R", "nobody", tree], directory: work)
+        #expect(chown.status == 0)
+        let install = try ExternalCommand.run("/usr/bin/make", ["--no-print-directory", "-C", tree, "install", "DESTDIR=" + work + "/root"],
+                                              directory: work, environment: ["MAKEFLAGS": "", "MFLAGS": ""],
+                                              removing: ["ORIENTATIOND_PREBUILT"], seconds: 60)
+        #expect(install.status != 0)
+        #expect(install.output.contains("run 'make release' as nobody first"), "\(install.output)")
+        #expect(!FileManager.default.fileExists(atPath: tree + "/.build"))
+    }
+
+    /// The shell completions parse in their shells and complete commands and options.
+    @Test func completionsWorkInTheirShells() throws {
+        let work = try makeTemporaryDirectory(prefix: "orientationd-completions")
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let dir = repositoryRoot + "/completions"
+        let bash = try ExternalCommand.run("/bin/bash", ["-c", """
+            source \(dir)/orientationctl.bash
+            COMP_WORDS=(orientationctl mon); COMP_CWORD=1; _orientationctl; echo "${COMPREPLY[*]}"
+            COMP_WORDS=(orientationctl monitor --supported normal,le); COMP_CWORD=3; _orientationctl; echo "${COMPREPLY[*]}"
+            COMP_WORDS=(orientationctl lock --t); COMP_CWORD=2; _orientationctl; echo "${COMPREPLY[*]}"
+            """], directory: work)
+        #expect(bash.stdout == "monitor\nnormal,left-up\n--toggle\n", "\(bash.output)")
+        let zsh = try ExternalCommand.run("/usr/bin/zsh", ["-n", dir + "/_orientationctl"], directory: work)
+        #expect(zsh.status == 0, "\(zsh.output)")
+        let fish = try ExternalCommand.run("/usr/bin/fish", ["-c", "source \(dir)/orientationctl.fish; complete -C'orientationctl mon'"],
+                                           directory: work)
+        #expect(fish.stdout.hasPrefix("monitor\t"), "\(fish.output)")
+    }
+
+    /// STRIP=no installs the programs exactly as built.
+    @Test func stripNoKeepsTheBuild() throws {
+        let work = try makeTemporaryDirectory(prefix: "orientationd-install")
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let destdir = work + "/root"
+        let install = try Make.run("install", destdir: destdir, prefix: "/usr", variables: ["STRIP=no"])
+        #expect(install.status == 0, "\(install.output)")
+        #expect(FileManager.default.contentsEqual(atPath: destdir + "/usr/libexec/orientationd", andPath: productsDirectory + "/orientationd"))
+        #expect(FileManager.default.contentsEqual(atPath: destdir + "/usr/bin/orientationctl", andPath: productsDirectory + "/orientationctl"))
+    }
+
     @Test func sessionActivationIsOptIn() throws {
         let work = try makeTemporaryDirectory(prefix: "orientationd-install")
         defer { try? FileManager.default.removeItem(atPath: work) }
@@ -245,7 +315,8 @@ enum Make {
                                 environment: ["ORIENTATIOND_PREBUILT": productsDirectory, "MAKEFLAGS": "", "MFLAGS": ""],
                                 removing: ["BINDIR", "LIBEXECDIR", "DATADIR", "MANDIR", "SYSCONFDIR", "DBUSPOLICYDIR", "DBUSSYSTEMSERVICEDIR",
                                            "DBUSSESSIONSERVICEDIR", "POLKITACTIONDIR", "UDEVRULESDIR", "SYSTEMDSYSTEMUNITDIR",
-                                           "SENSOR_PROXY_COMPAT_FILES", "INSTALL_SESSION_SERVICE"],
+                                           "SENSOR_PROXY_COMPAT_FILES", "INSTALL_SESSION_SERVICE", "STRIP", "DBUSINTERFACESDIR", "DOCDIR",
+                                           "BASHCOMPLETIONDIR", "ZSHCOMPLETIONDIR", "FISHCOMPLETIONDIR"],
                                 seconds: 60)
     }
 
