@@ -39,7 +39,7 @@ let package = Package(
         .executableTarget(name: "orientationd", dependencies: ["Service"], swiftSettings: strict),
         .executableTarget(
             name: "orientationctl",
-            dependencies: ["OrientationClient", "OrientationEngine", "Posix", "DBus"],
+            dependencies: ["OrientationClient", "OrientationEngine", "Posix", "DBus", "Sensors"],
             swiftSettings: strict),
 
         // Measurements with many bus peers (make bench); prints figures, asserts nothing.

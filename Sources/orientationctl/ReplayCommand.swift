@@ -4,6 +4,7 @@
 // write(2) through a buffer.
 import Glibc
 import OrientationEngine
+import Sensors
 
 enum ReplayCommand {
     static let usage = "usage: orientationctl replay [--config PATH] [--explain|--explain-all] TRACE.csv|-\n"
@@ -52,12 +53,12 @@ enum ReplayCommand {
 
             OPTIONS
                 --config PATH
-                    Read engine tunables from PATH, an INI-style file (the daemon's
-                    configuration file). In section [Engine], each 'Key = value'
-                    line sets one tunable; other sections are ignored. Lines
-                    starting with '#' or ';' and blank lines are comments. An
-                    unknown key, a bad value or a malformed line is an error naming
-                    the line.
+                    Read engine tunables from PATH, the daemon's configuration file
+                    (orientationd(8)), read by the daemon's own parser: in section
+                    [Engine], each 'Key = value' line sets one tunable; the other
+                    sections are checked but do not matter here. A file the daemon
+                    would reject (unknown section or key, bad value, malformed line)
+                    is an error naming the line.
                 --explain-all
                     As --explain, and after every other sample too.
                 --explain
@@ -145,10 +146,11 @@ enum ReplayCommand {
 
         var tunables = EngineTunables.default
         if let configPath {
-            switch loadConfig(path: configPath, into: &tunables) {
-            case .success: break
+            // The daemon's own parser: a file the daemon would reject is rejected here too.
+            switch Configuration.load(path: configPath, optional: false) {
+            case .success(let configuration): tunables = configuration.tunables
             case .failure(let error):
-                writeAll(2, "orientationctl replay: \(error.message)\n")
+                writeAll(2, "orientationctl replay: invalid configuration: \(error)\n")
                 return 1
             }
         }
@@ -213,60 +215,6 @@ enum ReplayCommand {
         return 0
     }
 
-    // MARK: - Configuration
-
-    /// Read `[Engine]` keys of an INI-style file into `tunables`.
-    static func loadConfig(path: String, into tunables: inout EngineTunables) -> Result<Void, ConfigError> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 { return .failure(ConfigError("cannot open configuration '\(path)': \(errorText(errno))")) }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        if let err = readAll(fd: fd, into: &bytes) {
-            return .failure(ConfigError("cannot read configuration '\(path)': \(errorText(err))"))
-        }
-        return parseConfig(String(decoding: bytes, as: UTF8.self), name: path, into: &tunables)
-    }
-
-    /// Parse INI text: `[Section]` headers, `key = value` lines, `#`/`;` comment lines.
-    static func parseConfig(_ text: String, name: String, into tunables: inout EngineTunables)
-        -> Result<Void, ConfigError>
-    {
-        var section = ""
-        var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            lineNumber += 1
-            let line = trim(rawLine)
-            if line.isEmpty || line.first == "#" || line.first == ";" { continue }
-            if line.first == "[" {
-                guard line.last == "]", line.count >= 3 else {
-                    return .failure(ConfigError("\(name):\(lineNumber): malformed section header '\(line)'"))
-                }
-                section = String(trim(line.dropFirst().dropLast()))
-                continue
-            }
-            guard let eq = line.firstIndex(of: "=") else {
-                return .failure(ConfigError("\(name):\(lineNumber): expected 'Key = value', found '\(line)'"))
-            }
-            let key = String(trim(line[..<eq]))
-            let value = String(trim(line[line.index(after: eq)...]))
-            guard !key.isEmpty else {
-                return .failure(ConfigError("\(name):\(lineNumber): missing key before '='"))
-            }
-            guard section == "Engine" else { continue }
-            do {
-                try tunables.set(key: key, value: value)
-            } catch {
-                return .failure(ConfigError("\(name):\(lineNumber): [Engine] \(error.description)"))
-            }
-        }
-        return .success(())
-    }
-
-    struct ConfigError: Error {
-        var message: String
-        init(_ message: String) { self.message = message }
-    }
-
     /// Word-wrap `text` at `width` columns with `indent` spaces before every line.
     static func wrap(_ text: String, indent: Int, width: Int) -> String {
         let pad = String(repeating: " ", count: indent)
@@ -294,13 +242,6 @@ enum ReplayCommand {
         writeAll(2, "orientationctl replay: warning: \(message)\n")
     }
 
-    static func trim(_ s: Substring) -> Substring {
-        var t = s
-        while let c = t.first, c == " " || c == "\t" || c == "\r" || c == "\r\n" { t.removeFirst() }
-        while let c = t.last, c == " " || c == "\t" || c == "\r" || c == "\r\n" { t.removeLast() }
-        return t
-    }
-
     static func errorText(_ code: Int32) -> String {
         guard let p = strerror(code) else { return "error \(code)" }
         return String(cString: p)
@@ -323,20 +264,6 @@ enum ReplayCommand {
             }
             p += n
             left -= n
-        }
-    }
-
-    /// Read everything from `fd`; returns errno on failure.
-    static func readAll(fd: Int32, into bytes: inout [UInt8]) -> Int32? {
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            if n == 0 { return nil }
-            bytes.append(contentsOf: chunk[0..<n])
         }
     }
 

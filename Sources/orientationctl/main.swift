@@ -24,6 +24,10 @@ let usage = """
                             Run the orientation engine over a trace of t_ms,x,y,z
                             lines and print t_ms,orientation,tilt at each change
                             (no daemon needed). See 'orientationctl replay --help'.
+      record [--seconds N] [--output FILE]
+                            Capture the accelerometer the daemon would use as a
+                            replay trace (t_ms,x,y,z after scale and mount matrix),
+                            for bug reports. See 'orientationctl record --help'.
 
     Bus options (before or after the command):
       --system              Talk to the daemon on the system bus (the default).
@@ -67,6 +71,7 @@ func main() -> Int32 {
     case "lock": return LockCommand.run(rest, locked: true)
     case "unlock": return LockCommand.run(rest, locked: false)
     case "replay": return ReplayCommand.run(Array(arguments.dropFirst()))
+    case "record": return RecordCommand.run(Array(arguments.dropFirst()))
     case "help": Output.line(usage); return 0
     default: return usageError("unknown command '\(command)'")
     }

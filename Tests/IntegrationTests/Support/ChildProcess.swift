@@ -51,8 +51,9 @@ final class ChildProcess {
     }
 
     /// Runs a product to completion and returns (status, stdout, stderr).
-    static func run(product: String, arguments: [String], directory: String, seconds: Double = 20) throws -> (status: Int32, stdout: String, stderr: String) {
-        let child = try ChildProcess(product: product, arguments: arguments, directory: directory)
+    static func run(product: String, arguments: [String], directory: String, environment: [String: String]? = nil,
+                    seconds: Double = 20) throws -> (status: Int32, stdout: String, stderr: String) {
+        let child = try ChildProcess(product: product, arguments: arguments, directory: directory, environment: environment)
         guard let status = child.waitForExit(seconds: seconds) else { throw TestFailure("\(product) \(arguments) did not exit") }
         return (status, child.stdout, child.stderr)
     }

@@ -1,0 +1,127 @@
+import Glibc
+import OrientationEngine
+import Posix
+import Sensors
+
+/// `orientationctl record`: the live accelerometer as a replay trace, read with the
+/// daemon's own discovery and backends, for bug reports and test cases.
+enum RecordCommand {
+    static let help = """
+        Usage: orientationctl record [--seconds N] [--output FILE] [--config PATH]
+
+        Reads the accelerometer the daemon would choose (udev discovery, the same
+        backends, scale and mount matrix, and the mount-matrix overrides of the
+        configuration file) and writes what it reads as a replay trace: one
+        "t_ms,x,y,z" line per sample, milliseconds from the first sample, m/s^2 in the
+        engine's frame (README: upright at rest reads 0,-9.81,0). The trace replays
+        with 'orientationctl replay FILE' and 'orientationd --sensor replay:FILE'.
+
+          --seconds N     Stop after N seconds (default: until Ctrl-C or SIGTERM).
+          --output FILE   Write the trace to FILE (default: standard output).
+          --config PATH   The configuration file (default
+                          /etc/orientationd/orientationd.conf, if present).
+
+        Run it as root, as the daemon runs: device nodes and IIO attributes usually
+        belong to root. While the daemon holds an IIO buffer, the same device is
+        polled instead. Exit status: 0 after recording, 1 when no accelerometer can
+        be read, 2 on a usage error.
+        """
+
+    static func run(_ arguments: [String]) -> Int32 {
+        var seconds: Double?
+        var outputPath: String?
+        var configPath: String?
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "-h", "--help":
+                Output.line(help)
+                return 0
+            case "--seconds":
+                guard let text = rest.popFirst(), let value = Double(text), value.isFinite, value > 0, value <= 86_400 else {
+                    return usageError("option --seconds needs a number of seconds above 0 (at most 86400)")
+                }
+                seconds = value
+            case "--output":
+                guard let path = rest.popFirst(), !path.isEmpty else { return usageError("option --output needs a file name") }
+                outputPath = path
+            case "--config":
+                guard let path = rest.popFirst(), !path.isEmpty else { return usageError("option --config needs a path") }
+                configPath = path
+            default:
+                return usageError("unexpected argument '\(argument)' for record")
+            }
+        }
+
+        let configuration: Configuration
+        switch Configuration.load(path: configPath ?? Configuration.defaultPath, optional: configPath == nil) {
+        case .success(let loaded): configuration = loaded
+        case .failure(let error):
+            Output.error("invalid configuration: \(error)")
+            return 1
+        }
+        let loop: EventLoop
+        do {
+            loop = try EventLoop()
+            try loop.handleSignals([SIGINT, SIGTERM]) { [weak loop] _ in loop?.quit(0) }
+        } catch {
+            Output.error("cannot set up the event loop: \(error)")
+            return 1
+        }
+        let logger = Logger(program: "orientationctl record")
+        guard let monitor = SensorMonitor(loop: loop, logger: logger, settings: { configuration.settings(for: $0) }) else {
+            Output.error("cannot use udev: no accelerometer can be found")
+            return 1
+        }
+        guard let sensor = monitor.start() else {
+            Output.error("no accelerometer can be read"
+                + (getuid() == 0 ? "" : " (device nodes and IIO attributes usually need root: try sudo)"))
+            return 1
+        }
+        let fd: Int32
+        if let outputPath {
+            fd = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                Output.error("cannot write '\(outputPath)': \(String(cString: strerror(errno)))")
+                return 1
+            }
+        } else {
+            fd = 1
+        }
+        defer { if fd != 1 { close(fd) } }
+        ReplayCommand.writeAll(fd, "# orientationctl record: \(sensor.name) (\(sensor.kind)); t_ms,x,y,z in m/s^2\n")
+        var first: Int64?
+        var count = 0
+        monitor.onChange = { [weak loop] replacement in
+            Output.error(replacement == nil ? "the accelerometer went away: recording stopped"
+                                            : "the accelerometer changed: recording stopped")
+            loop?.quit(1)
+        }
+        do {
+            try sensor.start { sample in
+                let t0 = first ?? sample.timeMs
+                first = t0
+                count += 1
+                ReplayCommand.writeAll(fd, "\(sample.timeMs - t0),\(number(sample.x)),\(number(sample.y)),\(number(sample.z))\n")
+            }
+        } catch {
+            Output.error("cannot read \(sensor.name): \(error)")
+            return 1
+        }
+        var stopTimer: Posix.Timer?
+        if let seconds {
+            stopTimer = try? Posix.Timer(loop: loop) { [weak loop] in loop?.quit(0) }
+            stopTimer?.arm(afterMs: Int64((seconds * 1000).rounded()))
+        }
+        let status = loop.run()
+        sensor.stop()
+        withExtendedLifetime((monitor, stopTimer)) {}
+        Output.error("recorded \(count) samples from \(sensor.name)")
+        return status
+    }
+
+    /// Four decimals, without a locale ("-9.8066", "0").
+    static func number(_ value: Double) -> String {
+        SysfsNumber.format((value * 10_000).rounded() / 10_000)
+    }
+}

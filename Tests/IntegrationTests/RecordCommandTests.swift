@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+/// `orientationctl record` under umockdev: the daemon's discovery and backends, as a trace.
+@Suite struct RecordCommandTests {
+    @Test func recordsTheAccelerometerAfterScaleAndMountMatrix() throws {
+        let fixture = try SensorDaemonFixture()
+        // left-up in the sensor's frame; the mount matrix turns it into right-up.
+        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("left-up"),
+                                                   extraProperties: ["ACCEL_MOUNT_MATRIX": "-1, 0, 0; 0, -1, 0; 0, 0, 1"]))
+        let output = fixture.bus.directory + "/trace.csv"
+        let record = try ChildProcess.run(product: "orientationctl", arguments: ["record", "--seconds", "0.6", "--output", output],
+                                          directory: fixture.bus.directory, environment: fixture.testbed.environment)
+        #expect(record.status == 0, "\(record.stderr)")
+        #expect(record.stderr.contains("recorded"), "\(record.stderr)")
+        let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")
+        #expect(lines.first?.hasPrefix("# orientationctl record: accel_3d (iio:device0) (iio-poll)") == true, "\(lines)")
+        let samples = lines.dropFirst().map { $0.split(separator: ",").compactMap { Double($0) } }
+        #expect(samples.count >= 3, "\(lines)")
+        for s in samples {
+            #expect(s.count == 4)
+            #expect(abs(s[1] + 9.80665) < 0.001 && abs(s[2]) < 0.001 && abs(s[3]) < 0.001, "\(s)")
+        }
+        #expect(samples.first?.first == 0)
+        // And it replays: right-up.
+        let replay = try ChildProcess.run(product: "orientationctl", arguments: ["replay", output], directory: fixture.bus.directory)
+        #expect(replay.stdout.hasPrefix("0,right-up,"), "\(replay.stdout)")
+    }
+
+    @Test func noAccelerometerIsAClearError() throws {
+        let fixture = try SensorDaemonFixture()
+        let record = try ChildProcess.run(product: "orientationctl", arguments: ["record", "--seconds", "1"],
+                                          directory: fixture.bus.directory, environment: fixture.testbed.environment)
+        #expect(record.status == 1)
+        #expect(record.stderr.contains("no accelerometer can be read"), "\(record.stderr)")
+        let bad = try ChildProcess.run(product: "orientationctl", arguments: ["record", "--seconds", "soon"], directory: fixture.bus.directory)
+        #expect(bad.status == 2)
+    }
+}
