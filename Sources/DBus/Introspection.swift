@@ -100,7 +100,7 @@ public enum Introspection {
         guard !text.isEmpty else { return "" }
         var lines = ["\(name):"]
         if short { lines.append("@short_description: " + firstSentence(text)) }
-        for arg in arguments where !arg.name.isEmpty { lines.append("@\(arg.name): \(arg.doc)") }
+        for arg in arguments where !arg.name.isEmpty && !arg.doc.isEmpty { lines.append("@\(arg.name): \(arg.doc)") }
         lines.append("")
         lines += text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         // "--" may not appear inside an XML comment: separate every pair of hyphens

@@ -5,11 +5,20 @@ import Posix
 /// One app's connection to orientationd: a client object that says which orientations
 /// the app supports, and events that say how its interface should be laid out.
 ///
-/// Events arrive as callbacks on the `EventLoop` the client was made with, in the order
-/// the daemon sent them: for one rotation, `.willChange` first, then `.changed` with the
-/// new state. The client follows the daemon's bus name: if the daemon stops it reports
-/// `.serviceLost`; when it comes back the client re-creates its object (and starts it
-/// again if it was started) by itself and reports `.attached` with the fresh state.
+/// Events arrive as callbacks in the order the daemon sent them: for one rotation,
+/// `.willChange` first, then `.changed` with the new state. The client follows the
+/// daemon's bus name: if the daemon stops it reports `.serviceLost`; when it comes back
+/// the client re-creates its object (and starts it again if it was started) by itself,
+/// asynchronously, and reports `.attached` with the fresh state. No callback ever waits
+/// for a reply.
+///
+/// Three ways to run it:
+/// - on the project's `EventLoop` (`init(bus:loop:configuration:)`, below);
+/// - on any other main loop, on the app's own thread (`init(bus:configuration:)`): watch
+///   `descriptor` for readability (GLib `g_unix_fd_add`, Qt `QSocketNotifier`, epoll) and
+///   call `dispatch()` when it is readable. No timeout is needed besides: the
+///   connection's timeouts are timerfds behind the same descriptor;
+/// - from Swift concurrency: `AsyncOrientationClient` (`for await event in client.events`).
 ///
 /// ```swift
 /// let loop = try EventLoop()
@@ -68,17 +77,23 @@ public final class OrientationClient {
     }
 
     public let connection: Connection
+    /// The loop the client runs on: the one it was given, or its own.
+    public let loop: EventLoop
     public private(set) var configuration: Configuration
     public private(set) var state = State()
     /// The client object's path, nil while the daemon is away.
     public private(set) var objectPath: String?
     public var onEvent: ((Event) -> Void)?
     private var wantsStarted = false
+    /// Bumped whenever the daemon goes or comes: replies to an older attempt to attach
+    /// are dropped.
+    private var generation = 0
 
     /// Connects, creates the client object and reads its state. Throws when the bus or
     /// the daemon cannot be reached or refuses the configuration.
     public init(bus: Connection.Bus, loop: EventLoop, configuration: Configuration = .init()) throws(BusError) {
         connection = try Connection.open(bus)
+        self.loop = loop
         self.configuration = configuration
         try connection.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Names.busName)'")
         try connection.addMatch("type='signal',sender='\(Names.busName)',path='\(Names.managerPath)',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'")
@@ -87,7 +102,23 @@ public final class OrientationClient {
         connection.attach(to: loop)
     }
 
+    /// The same, on a loop of the client's own, for apps with another main loop: watch
+    /// `descriptor` and call `dispatch()` when it is readable.
+    public convenience init(bus: Connection.Bus, configuration: Configuration = .init()) throws(BusError) {
+        let loop: EventLoop
+        do { loop = try EventLoop() } catch { throw .failed("cannot create an event loop: \(error)") }
+        try self.init(bus: bus, loop: loop, configuration: configuration)
+    }
+
     deinit { connection.close() }
+
+    // MARK: Another main loop
+
+    /// Readable whenever the client has something to do (a message, a reply, a timeout).
+    public var descriptor: Int32 { loop.descriptor }
+
+    /// Does what is ready, never blocking; events are delivered from inside this call.
+    public func dispatch() { loop.dispatchPending() }
 
     // MARK: Requests
 
@@ -133,17 +164,69 @@ public final class OrientationClient {
 
     private typealias Names = OrientationAPI
 
-    private func create() throws(BusError) {
+    /// CreateClient's options for the configuration.
+    private var createOptions: [(String, Value)] {
         var options: [(String, Value)] = [("SupportedOrientations", .strings(configuration.supported.map(\.rawValue)))]
         if let preferred = configuration.preferred { options.append(("PreferredOrientation", .string(preferred.rawValue))) }
         if !configuration.followsLock { options.append(("FollowsLock", .bool(false))) }
+        return options
+    }
+
+    private func create() throws(BusError) {
         let reply = try connection.call(try Message.methodCall(
             destination: Names.busName, path: Names.managerPath, interface: Names.managerInterface,
-            member: "CreateClient", arguments: [.vardict(options)]))
+            member: "CreateClient", arguments: [.vardict(createOptions)]))
         guard let path = reply.arguments.first?.stringValue else { throw .failed("CreateClient returned no path") }
         objectPath = path
         if wantsStarted { try callClient("Start") }
         try refresh()
+    }
+
+    /// Re-creates (and restarts) the client object without waiting: each step is an
+    /// asynchronous call whose reply continues the next; `.attached` comes last. A failure
+    /// leaves the client detached, waiting for the daemon's next appearance.
+    private func attach(_ attempt: Int) {
+        guard let create = try? Message.methodCall(destination: Names.busName, path: Names.managerPath,
+                                                   interface: Names.managerInterface, member: "CreateClient",
+                                                   arguments: [.vardict(createOptions)]) else { return }
+        connection.callAsync(create) { [weak self] result in
+            guard let self, attempt == self.generation,
+                  case .success(let reply) = result, let path = reply.arguments.first?.stringValue else { return }
+            self.objectPath = path
+            let finish = { [weak self] in
+                self?.refreshAsync(attempt) { [weak self] in
+                    guard let self else { return }
+                    self.onEvent?(.attached(self.state))
+                }
+            }
+            guard self.wantsStarted, let start = try? Message.methodCall(destination: Names.busName, path: path,
+                                                                        interface: Names.clientInterface, member: "Start") else {
+                finish()
+                return
+            }
+            self.connection.callAsync(start) { [weak self] result in
+                guard let self, attempt == self.generation, case .success = result else { return }
+                finish()
+            }
+        }
+    }
+
+    /// `refresh()` without waiting: the client's and the manager's GetAll, then `done`.
+    private func refreshAsync(_ attempt: Int, done: @escaping () -> Void) {
+        guard let objectPath,
+              let client = try? Message.methodCall(destination: Names.busName, path: objectPath, interface: Names.propertiesInterface,
+                                                   member: "GetAll", arguments: [.string(Names.clientInterface)]),
+              let manager = try? Message.methodCall(destination: Names.busName, path: Names.managerPath, interface: Names.propertiesInterface,
+                                                    member: "GetAll", arguments: [.string(Names.managerInterface)]) else { return }
+        connection.callAsync(client) { [weak self] result in
+            guard let self, attempt == self.generation, case .success(let reply) = result else { return }
+            if let entries = reply.arguments.first?.stringKeyedEntries { self.apply(entries) }
+            self.connection.callAsync(manager) { [weak self] result in
+                guard let self, attempt == self.generation, case .success(let reply) = result else { return }
+                self.applyManager(reply.arguments.first?.stringKeyedEntries ?? [])
+                done()
+            }
+        }
     }
 
     private func callClient(_ member: String, _ arguments: [Value] = []) throws(BusError) {
@@ -162,7 +245,11 @@ public final class OrientationClient {
         let manager = try connection.call(try Message.methodCall(
             destination: Names.busName, path: Names.managerPath, interface: "org.freedesktop.DBus.Properties",
             member: "GetAll", arguments: [.string(Names.managerInterface)]))
-        for (key, wrapped) in manager.arguments.first?.stringKeyedEntries ?? [] {
+        applyManager(manager.arguments.first?.stringKeyedEntries ?? [])
+    }
+
+    private func applyManager(_ entries: [(key: String, value: Value)]) {
+        for (key, wrapped) in entries {
             let value = wrapped.unwrappedVariant
             switch key {
             case ManagerProperty.tilt.rawValue: state.tilt = value.stringValue.flatMap(Tilt.init(rawValue:)) ?? .undefined
@@ -194,18 +281,19 @@ public final class OrientationClient {
         switch (message.interface, message.member) {
         case ("org.freedesktop.DBus", "NameOwnerChanged"):
             guard args.count == 3, args[0].stringValue == Names.busName, let newOwner = args[2].stringValue else { return false }
+            generation += 1
             if newOwner.isEmpty {
                 if objectPath != nil {
                     objectPath = nil
                     onEvent?(.serviceLost)
                 }
             } else {
-                do {
-                    try create()
-                    onEvent?(.attached(state))
-                } catch {
+                if objectPath != nil {
+                    // Replaced without a gap: the old object went with the old daemon.
+                    objectPath = nil
                     onEvent?(.serviceLost)
                 }
+                attach(generation)
             }
             return false
         case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):

@@ -133,6 +133,32 @@ public final class EventLoop {
         return true
     }
 
+    // MARK: Driven from another main loop
+
+    /// The epoll descriptor: readable whenever one of the loop's sources is ready
+    /// (timers included, as they are timerfds). A GLib main loop (`g_unix_fd_add`), a Qt
+    /// `QSocketNotifier` or another epoll set can watch it and call `dispatchPending()`.
+    public var descriptor: Int32 { epoll.rawValue }
+
+    /// Handles what is ready now, and the deferred work, without ever blocking; for a
+    /// loop driven through `descriptor` by someone else's main loop. Returns when
+    /// nothing is ready any more.
+    public func dispatchPending() {
+        var events = [epoll_event](repeating: epoll_event(), count: 32)
+        repeat {
+            runPosted()
+            let result = events.withUnsafeMutableBufferPointer { buffer in
+                system_epoll_wait(epoll.rawValue, buffer, 0)
+            }
+            guard case .success(let count) = result, count > 0 else { break }
+            for index in 0..<count {
+                let event = events[index]
+                registrations[event.data.u64]?.handler(IOEvents(rawValue: event.events))
+            }
+        } while true
+        runPosted()
+    }
+
     /// Makes `run()` return `code` once the current handler finishes.
     public func quit(_ code: Int32 = 0) { exitCode = code }
 

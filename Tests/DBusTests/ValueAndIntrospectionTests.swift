@@ -164,13 +164,22 @@ let lampTable = InterfaceTable<Lamp>(
         #expect(xml == expected)
     }
 
+    /// The documented copy: gtk-doc comments (name, arguments, description) that
+    /// gdbus-codegen reads, and Qt type annotations for a{sv}.
     @Test func documentedXML() {
         let xml = Introspection.xml(interfaces: [lampTable.description], includeDocs: true)
         let expected = header + """
             <node>
-             <!-- A lamp - - dimmable & <safe>. -->
+             <!--
+               org.example.Lamp:
+               @short_description: A lamp - - dimmable & <safe>.
+
+               A lamp - - dimmable & <safe>.
+             -->
              <interface name="org.example.Lamp">
               <!--
+                SetLevel:
+
                 Sets the level.
                 Returns the old one.
               -->
@@ -180,23 +189,40 @@ let lampTable = InterfaceTable<Lamp>(
                <arg name="previous" type="i" direction="out"/>
               </method>
               <method name="Reset"/>
-              <!-- Everything. -->
+              <!--
+                Status:
+
+                Everything.
+              -->
               <method name="Status">
                <arg type="a{sv}" direction="out"/>
+               <annotation name="org.qtproject.QtDBus.QtTypeName.Out0" value="QVariantMap"/>
               </method>
-              <!-- 0 to 100. -->
+              <!--
+                Brightness:
+
+                0 to 100.
+              -->
               <property name="Brightness" type="i" access="readwrite"/>
               <property name="Mode" type="s" access="read">
                <annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="invalidates"/>
               </property>
-              <!-- Never changes. -->
+              <!--
+                Model:
+
+                Never changes.
+              -->
               <property name="Model" type="s" access="read">
                <annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="const"/>
               </property>
               <property name="Secret" type="s" access="readwrite">
                <annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="false"/>
               </property>
-              <!-- After a change. -->
+              <!--
+                Changed:
+
+                After a change.
+              -->
               <signal name="Changed">
                <arg name="level" type="i"/>
                <arg name="why" type="s"/>
@@ -207,6 +233,16 @@ let lampTable = InterfaceTable<Lamp>(
 
             """
         #expect(xml == expected)
+    }
+
+    @Test func argumentDocsBecomeGtkDocParameters() {
+        let description = InterfaceDescription(
+            name: "org.example.I", doc: "An interface. More.", methods: [.init(name: "M", inputs: [Argument("a", "s", doc: "The a.")],
+                                                                          outputs: [], doc: "Does M.")],
+            properties: [], signals: [])
+        let xml = Introspection.xml(interfaces: [description], includeDocs: true)
+        #expect(xml.contains("    M:\n    @a: The a.\n\n    Does M.\n"), "\(xml)")
+        #expect(xml.contains("@short_description: An interface."))
     }
 
     @Test func commentsNeverContainDoubleHyphens() {

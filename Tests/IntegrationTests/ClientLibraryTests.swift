@@ -51,4 +51,93 @@ import Testing
         #expect(client.state.deviceOrientation == .bottomUp)
         client.close()
     }
+
+    /// A second daemon on the same bus, its replay sensor holding `line`.
+    static func restartDaemon(_ fixture: DaemonFixture, holding line: String) throws -> (ChildProcess, Int32) {
+        fixture.daemon.signal(SIGTERM)
+        #expect(fixture.daemon.waitForExit() == 0)
+        let fifo = fixture.bus.directory + "/samples-\(UUID().uuidString.prefix(6)).fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let writer = open(fifo, O_RDWR | O_CLOEXEC)
+        _ = line.withCString { write(writer, $0, strlen($0)) }
+        let second = try ChildProcess(product: "orientationd", arguments: ["--address", fixture.bus.address, "--sensor", "replay:" + fifo],
+                                      directory: fixture.bus.directory)
+        return (second, writer)
+    }
+
+    /// Another main loop (here: plain poll(2), as a GLib or Qt loop would watch it) drives
+    /// the client through its descriptor and dispatch(), on the test's own thread.
+    @Test func foreignMainLoopDrivesTheClientThroughItsDescriptor() throws {
+        let fixture = try DaemonFixture()
+        let peer = try fixture.peer()
+        fixture.hold(.normal, durationMs: 300)
+        #expect(fixture.drained())
+        let client = try OrientationClient(bus: .address(fixture.bus.address), configuration: .init(supported: [.normal]))
+        var events: [OrientationClient.Event] = []
+        client.onEvent = { events.append($0) }
+        try client.start()
+        func pump(until done: () -> Bool) -> Bool {
+            let deadline = MonotonicClock.milliseconds() + 10_000
+            while !done() {
+                let left = deadline - MonotonicClock.milliseconds()
+                if left <= 0 { return false }
+                var entry = pollfd(fd: client.descriptor, events: Int16(POLLIN), revents: 0)
+                if poll(&entry, 1, Int32(left)) > 0 { client.dispatch() }
+            }
+            return true
+        }
+        fixture.hold(.leftUp, durationMs: 1500)
+        #expect(pump { client.state.contentRotation == 90 })
+        let will = events.firstIndex(of: .willChange(from: .normal, to: .normal, contentRotation: 90))
+        let changed = events.firstIndex { if case .changed(let s) = $0 { s.contentRotation == 90 } else { false } }
+        #expect(will != nil && changed != nil && will! < changed!, "\(events)")
+
+        let (second, writer) = try Self.restartDaemon(fixture, holding: "0,0,9.81,0\n")
+        defer { close(writer) }
+        #expect(pump { events.contains { if case .attached = $0 { true } else { false } } }, "daemon stderr:\n\(second.stderr)")
+        #expect(events.contains(.serviceLost))
+        #expect(client.state.active)
+        #expect(try peer.managerProperty("ActiveClients") == .uint32(1))
+        client.close()
+    }
+
+    /// Swift concurrency: connect, start and iterate events with for-await; the client
+    /// re-attaches after a restart; cancelling the iterating task closes it.
+    @Test func asyncClientStreamsEventsAndClosesWhenCancelled() async throws {
+        let fixture = try DaemonFixture()
+        let peer = try fixture.peer()
+        fixture.hold(.normal, durationMs: 300)
+        #expect(fixture.drained())
+        let client = try await AsyncOrientationClient.connect(bus: .address(fixture.bus.address),
+                                                              configuration: .init(supported: [.normal, .bottomUp]))
+        try await client.start()
+        #expect(await client.state.active)
+        // The iterating task passes every event on; the test reacts to them here.
+        let (relayed, relay) = AsyncStream.makeStream(of: OrientationClient.Event.self)
+        let iterating = Task {
+            for await event in client.events { relay.yield(event) }
+            relay.finish()
+        }
+        fixture.hold(.bottomUp, durationMs: 1500)
+        var seen: [OrientationClient.Event] = []
+        var writer: Int32 = -1
+        var second: ChildProcess?
+        defer { if writer >= 0 { close(writer) } }
+        for await event in relayed {
+            seen.append(event)
+            if case .changed(let s) = event, s.interfaceOrientation == .bottomUp, second == nil {
+                (second, writer) = try Self.restartDaemon(fixture, holding: "0,0,-9.81,0\n")
+            }
+            if case .attached = event { break }
+        }
+        #expect(seen.contains(.willChange(from: .normal, to: .bottomUp, contentRotation: 0)), "\(seen)")
+        #expect(seen.contains(.serviceLost))
+        #expect(try peer.managerProperty("ActiveClients") == .uint32(1))
+        // Cancelling the task that iterates closes the client.
+        iterating.cancel()
+        await iterating.value
+        #expect(peer.waitUntil { (try? peer.managerProperty("ActiveClients")) == .uint32(0) })
+        #expect(await client.objectPath == nil)
+        await #expect(throws: (any Error).self) { try await client.start() }
+    }
 }
