@@ -47,6 +47,8 @@ test_extra=(
     # GLib's and Qt's D-Bus code generators, run on the shipped interface XML; the
     # shells whose completions are installed, to check them.
     libglib2.0-dev-bin qtbase5-dev-tools zsh fish
+    # The examples (examples/): C with GDBus, C++ with QtDBus; Python uses python3-gi.
+    libglib2.0-dev qtbase5-dev
 )
 # Benchmarks: the start-up timer listens for NameOwnerChanged from Debian's python3.
 bench_extra=(python3 python3-gi python3-dbus)

@@ -31,6 +31,10 @@ import Posix
 /// _ = loop.run()
 /// ```
 public final class OrientationClient {
+    /// Which bus the daemon is on: `.system` (where it runs as a service), `.session`, or
+    /// `.address("unix:path=…")`.
+    public typealias Bus = Connection.Bus
+
     /// What the app supports (CreateClient's options).
     public struct Configuration: Sendable, Equatable {
         public var supported: [Orientation]
