@@ -53,22 +53,24 @@ import Testing
         try check(["/usr/bin/python3", Self.examples + "/python-gio/camera.py"], directory: try makeTemporaryDirectory(prefix: "example-py"))
     }
 
-    @Test func cWithGDBusCodegen() throws {
-        let out = try makeTemporaryDirectory(prefix: "example-c")
-        let build = try ExternalCommand.run("/usr/bin/make", ["--no-print-directory", "-C", Self.examples + "/c-gdbus", "OUT=" + out,
-                                                              "CC=" + (try Self.tool(["cc", "clang"]))],
-                                            directory: out, environment: ["MAKEFLAGS": "", "MFLAGS": ""], seconds: 120)
+    /// Builds an example with its Makefile into a fresh directory; the program's path.
+    func make(_ example: String, compiler variable: String, _ compilers: [String]) throws -> String {
+        let out = try makeTemporaryDirectory(prefix: "example-" + example)
+        let build = try ExternalCommand.run("/usr/bin/make", ["--no-print-directory", "-C", Self.examples + "/" + example, "OUT=" + out,
+                                                              variable + "=" + (try Self.tool(compilers))],
+                                            directory: out, environment: ["MAKEFLAGS": "", "MFLAGS": ""], seconds: 300)
         #expect(build.status == 0, "\(build.output)")
-        try check([out + "/camera"], directory: out)
+        return out + "/camera"
+    }
+
+    @Test func cWithGDBusCodegen() throws {
+        let camera = try make("c-gdbus", compiler: "CC", ["cc", "clang"])
+        try check([camera], directory: (camera as NSString).deletingLastPathComponent)
     }
 
     @Test func cppWithQtDBus() throws {
-        let out = try makeTemporaryDirectory(prefix: "example-qt")
-        let build = try ExternalCommand.run("/usr/bin/make", ["--no-print-directory", "-C", Self.examples + "/cpp-qt", "OUT=" + out,
-                                                              "CXX=" + (try Self.tool(["c++", "clang++"]))],
-                                            directory: out, environment: ["MAKEFLAGS": "", "MFLAGS": ""], seconds: 300)
-        #expect(build.status == 0, "\(build.output)")
-        try check([out + "/camera"], directory: out)
+        let camera = try make("cpp-qt", compiler: "CXX", ["c++", "clang++"])
+        try check([camera], directory: (camera as NSString).deletingLastPathComponent)
     }
 
     @Test func swiftWithAsyncAwait() throws {

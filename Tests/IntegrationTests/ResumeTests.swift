@@ -4,13 +4,19 @@ import Testing
 
 /// logind's PrepareForSleep(false) re-arms the sensor in use.
 @Suite struct ResumeTests {
-    @Test func resumeRearmsTheSensorWhileAClientIsStarted() throws {
+    /// A daemon holding normal, with one started client.
+    func startedClient() throws -> (DaemonFixture, Peer) {
         let fixture = try DaemonFixture()
         let peer = try fixture.peer()
         fixture.hold(.normal, durationMs: 200)
         #expect(fixture.drained())
         let client = try peer.createClient()
         try peer.call(client, Peer.clientInterface, "Start")
+        return (fixture, peer)
+    }
+
+    @Test func resumeRearmsTheSensorWhileAClientIsStarted() throws {
+        let (fixture, peer) = try startedClient()
         // A stand-in for logind announces the end of a suspend.
         let logind = try Peer(bus: fixture.bus, watchManager: false)
         _ = try logind.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "RequestName",
@@ -31,12 +37,7 @@ import Testing
     /// A unicast PrepareForSleep from any other peer (the match rule does not stop
     /// unicast signals) is ignored, on every bus; logind's own still counts.
     @Test func onlyLogindsOwnerMayRearm() throws {
-        let fixture = try DaemonFixture()
-        let peer = try fixture.peer()
-        fixture.hold(.normal, durationMs: 200)
-        #expect(fixture.drained())
-        let client = try peer.createClient()
-        try peer.call(client, Peer.clientInterface, "Start")
+        let (fixture, peer) = try startedClient()
         let daemonName = try #require(try peer.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner",
                                                     [.string("org.orientationd.Orientation1")], destination: "org.freedesktop.DBus").first?.stringValue)
         let impostor = try Peer(bus: fixture.bus, watchManager: false)
