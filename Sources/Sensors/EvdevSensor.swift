@@ -67,7 +67,7 @@ public struct EvdevFrameAssembler: Sendable {
 /// event-driven while started.
 public final class EvdevSensor: SensorBackend {
     public let name: String
-    public let kind = SensorKind.input.rawValue
+    public let kind = BackendKind.input
     public let devnode: String
     public let matrix: MountMatrix
     /// m/s² per unit, per axis.

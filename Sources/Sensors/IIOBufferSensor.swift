@@ -7,7 +7,7 @@ import Posix
 /// while started.
 public final class IIOBufferSensor: SensorBackend {
     public let name: String
-    public let kind = SensorKind.iioBuffer.rawValue
+    public let kind = BackendKind.iioBuffer
     public let syspath: String
     public let devnode: String
     public let layout: IIOFrameLayout

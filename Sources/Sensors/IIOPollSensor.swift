@@ -2,55 +2,10 @@ import Glibc
 import OrientationEngine
 import Posix
 
-/// Settings shared by the real backends.
-public struct SensorSettings: Sendable, Equatable {
-    /// Poll interval of the IIO polling backend.
-    public var pollIntervalMs: Int = 100
-    /// A buffer that delivers no frame this long after it was enabled falls back to
-    /// polling.
-    public var bufferSilenceMs: Int = 2000
-    /// Mount matrix overrides from the configuration (matched by name or modalias).
-    public var mountMatrixOverride: MountMatrix?
-
-    public init() {}
-}
-
-/// What every real backend is given when it is opened.
-public struct SensorEnvironment {
-    public var loop: EventLoop
-    public var logger: Logger
-    public var settings: SensorSettings
-    /// Called (on the loop, never re-entrantly) when the backend stops working: the
-    /// device vanished, or a buffer turned out to be unusable.
-    public var failed: (String) -> Void
-
-    public init(loop: EventLoop, logger: Logger, settings: SensorSettings, failed: @escaping (String) -> Void) {
-        self.loop = loop
-        self.logger = logger
-        self.settings = settings
-        self.failed = failed
-    }
-}
-
-/// Logs a recurring problem once until things are fine again, so a broken sensor read
-/// ten times a second does not flood the journal.
-struct ProblemLog {
-    private var last: String?
-    var count = 0
-
-    mutating func report(_ message: String, logger: Logger) {
-        count += 1
-        if message != last { logger.warning(message) }
-        last = message
-    }
-
-    mutating func clear() { last = nil }
-}
-
 /// An IIO accelerometer read by polling `in_accel_{x,y,z}_raw` on a timer while started.
 public final class IIOPollSensor: SensorBackend {
     public let name: String
-    public let kind = SensorKind.iioPoll.rawValue
+    public let kind = BackendKind.iioPoll
     public let syspath: String
     public let matrix: MountMatrix
     public let calibration: IIOCalibration

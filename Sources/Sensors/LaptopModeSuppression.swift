@@ -168,7 +168,7 @@ public final class SuppressibleSensor: SensorBackend {
     }
 
     public var name: String { inner.name }
-    public var kind: String { inner.kind }
+    public var kind: BackendKind { inner.kind }
 
     public func start(handler: @escaping (Sample) -> Void) throws(SensorError) {
         let gate = self.gate

@@ -16,7 +16,7 @@ import Posix
 /// with their line number and skipped.
 public final class ReplaySensor: SensorBackend {
     public let name: String
-    public let kind = "replay"
+    public let kind = BackendKind.replay
 
     private let loop: EventLoop
     private let logger: Logger

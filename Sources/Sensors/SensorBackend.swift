@@ -9,9 +9,8 @@ import OrientationEngine
 public protocol SensorBackend: AnyObject {
     /// Human-readable name (the manager's SensorName).
     var name: String { get }
-    /// The kind of backend (the manager's SensorBackend): "iio-buffer", "iio-poll",
-    /// "input", "simulated" or "replay".
-    var kind: String { get }
+    /// The kind of backend; its raw value is the manager's SensorBackend.
+    var kind: BackendKind { get }
     /// Begins delivering samples to `handler` on the event loop.
     func start(handler: @escaping (Sample) -> Void) throws(SensorError)
     /// Stops delivering samples.
@@ -19,6 +18,15 @@ public protocol SensorBackend: AnyObject {
     /// The freshest sample available right now, read synchronously if the backend can
     /// (so that `Start` returns with current properties); nil when there is none yet.
     func currentSample() -> Sample?
+}
+
+/// How a backend reads its samples: the manager's SensorBackend property, by value.
+public enum BackendKind: String, Sendable, CaseIterable {
+    case iioBuffer = "iio-buffer"
+    case iioPoll = "iio-poll"
+    case input
+    case simulated
+    case replay
 }
 
 /// Why a sensor could not be opened or read, in words for the log.

@@ -154,7 +154,7 @@ public final class SensorMonitor {
         currentCandidate = chosen?.1
         if let chosen {
             if previous?.key != chosen.1.key || reopen {
-                logger.info("using \(chosen.0.name) (\(chosen.0.kind))")
+                logger.info("using \(chosen.0.name) (\(chosen.0.kind.rawValue))")
             }
         } else if previous != nil {
             logger.info("no display accelerometer left")

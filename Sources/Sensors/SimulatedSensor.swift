@@ -10,7 +10,7 @@ import Posix
 /// by a timer only while started.
 public final class SimulatedSensor: SensorBackend {
     public let name = "Simulated accelerometer"
-    public let kind = "simulated"
+    public let kind = BackendKind.simulated
 
     /// One step of the story: a pose (φ, θ in degrees, README frame) held for a while.
     struct Pose {

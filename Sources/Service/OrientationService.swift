@@ -125,7 +125,7 @@ public final class OrientationService {
 
     var hasSensor: Bool { sensor != nil }
     var sensorName: String { sensor?.name ?? "" }
-    var sensorKind: String { sensor?.kind ?? "" }
+    var sensorKind: String { sensor?.kind.rawValue ?? "" }
 
     // MARK: Clients
 

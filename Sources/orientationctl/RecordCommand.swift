@@ -89,7 +89,7 @@ enum RecordCommand {
             fd = 1
         }
         defer { if fd != 1 { close(fd) } }
-        ReplayCommand.writeAll(fd, "# orientationctl record: \(sensor.name) (\(sensor.kind)); t_ms,x,y,z in m/s^2\n")
+        ReplayCommand.writeAll(fd, "# orientationctl record: \(sensor.name) (\(sensor.kind.rawValue)); t_ms,x,y,z in m/s^2\n")
         var first: Int64?
         var count = 0
         monitor.onChange = { [weak loop] replacement in

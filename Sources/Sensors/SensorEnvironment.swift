@@ -1,0 +1,18 @@
+import Posix
+
+/// What every real backend is given when it is opened.
+public struct SensorEnvironment {
+    public var loop: EventLoop
+    public var logger: Logger
+    public var settings: SensorSettings
+    /// Called (on the loop, never re-entrantly) when the backend stops working: the
+    /// device vanished, or a buffer turned out to be unusable.
+    public var failed: (String) -> Void
+
+    public init(loop: EventLoop, logger: Logger, settings: SensorSettings, failed: @escaping (String) -> Void) {
+        self.loop = loop
+        self.logger = logger
+        self.settings = settings
+        self.failed = failed
+    }
+}
