@@ -247,3 +247,22 @@ public final class EvdevSensor: SensorBackend {
         environment.loop.post { failed("device vanished") }
     }
 }
+
+extension BackendKind {
+    public static let input = BackendKind(rawValue: "input")
+}
+
+extension EvdevSensor {
+    /// An evdev node marked as an accelerometer (udev's ID_INPUT_ACCELEROMETER, or
+    /// INPUT_PROP_ACCELEROMETER, bit 6 of the parent's `properties` bitmap).
+    public static let driver = SensorDriver(
+        kind: .input, typeWord: "input-accel", probes: [],
+        accepts: { $0.subsystem == "input" && ($0.devnode?.hasPrefix("/dev/input/event") ?? false) },
+        detects: { device in
+            if device.properties["ID_INPUT_ACCELEROMETER"] == "1" { return true }
+            guard let bitmap = device.parentAttributes["properties"], let last = bitmap.split(separator: " ").last,
+                  let word = UInt64(last, radix: 16) else { return false }
+            return word & (1 << 6) != 0
+        },
+        open: { device, environment throws(SensorError) in try EvdevSensor(device: device, environment: environment) })
+}

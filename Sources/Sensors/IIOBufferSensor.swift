@@ -267,3 +267,17 @@ public final class IIOBufferSensor: SensorBackend {
         environment.loop.post { failed("device vanished") }
     }
 }
+
+extension BackendKind {
+    public static let iioBuffer = BackendKind(rawValue: "iio-buffer")
+}
+
+extension IIOBufferSensor {
+    /// An IIO device with scan elements for the three axes: read through its buffer.
+    public static let driver = SensorDriver(
+        kind: .iioBuffer, typeWord: "iio-buffer-accel",
+        probes: ["scan_elements/in_accel_x_en", "scan_elements/in_accel_y_en", "scan_elements/in_accel_z_en"],
+        accepts: { $0.subsystem == "iio" },
+        detects: { device in ["x", "y", "z"].allSatisfy { device.attributes["scan_elements/in_accel_\($0)_en"] != nil } },
+        open: { device, environment throws(SensorError) in try IIOBufferSensor(device: device, environment: environment) })
+}

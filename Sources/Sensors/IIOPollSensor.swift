@@ -250,3 +250,19 @@ public final class IIOPollSensor: SensorBackend {
         environment.loop.post { failed("device vanished") }
     }
 }
+
+extension BackendKind {
+    public static let iioPoll = BackendKind(rawValue: "iio-poll")
+}
+
+extension IIOPollSensor {
+    /// An IIO device whose three raw readings can be read one by one: polled. Also the
+    /// fallback of a buffered device.
+    public static let driver = SensorDriver(
+        kind: .iioPoll, typeWord: "iio-poll-accel",
+        probes: ["in_accel_x_raw", "in_accel_y_raw", "in_accel_z_raw"],
+        accepts: { $0.subsystem == "iio" },
+        detects: { device in ["x", "y", "z"].allSatisfy { device.attributes["in_accel_\($0)_raw"] != nil } },
+        isFallback: true,
+        open: { device, environment throws(SensorError) in try IIOPollSensor(device: device, environment: environment) })
+}

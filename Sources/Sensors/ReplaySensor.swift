@@ -207,3 +207,7 @@ public final class ReplaySensor: SensorBackend {
         }
     }
 }
+
+extension BackendKind {
+    public static let replay = BackendKind(rawValue: "replay")
+}

@@ -20,14 +20,25 @@ public protocol SensorBackend: AnyObject {
     func currentSample() -> Sample?
 }
 
-/// How a backend reads its samples: the manager's SensorBackend property, by value.
-public enum BackendKind: String, Sendable, CaseIterable {
-    case iioBuffer = "iio-buffer"
-    case iioPoll = "iio-poll"
-    case input
-    case simulated
-    case replay
+/// How a backend reads its samples; the raw value is the manager's SensorBackend
+/// property. Each backend file declares its own kind (`extension BackendKind`), so that
+/// a new backend is one new file and one line of `SensorDriver.table`.
+public struct BackendKind: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public var description: String { rawValue }
+
+    /// Preference: the order of the driver table; kinds outside it (simulated, replay)
+    /// last.
+    var rank: Int { SensorDriver.table.firstIndex { $0.kind == self } ?? Int.max }
+    public static func < (a: BackendKind, b: BackendKind) -> Bool {
+        a.rank != b.rank ? a.rank < b.rank : a.rawValue < b.rawValue
+    }
 }
+
+/// The kinds a real accelerometer is discovered as (those of the driver table).
+public typealias SensorKind = BackendKind
 
 /// Why a sensor could not be opened or read, in words for the log.
 public struct SensorError: Error, Equatable, Sendable, CustomStringConvertible {

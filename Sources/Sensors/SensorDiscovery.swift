@@ -2,25 +2,6 @@ import Glibc
 import Posix
 import Udev
 
-/// The kinds of real accelerometer backends, in order of preference.
-public enum SensorKind: String, Sendable, CaseIterable, Comparable {
-    case iioBuffer = "iio-buffer"
-    case iioPoll = "iio-poll"
-    case input = "input"
-
-    /// The word of `ORIENTATIOND_TYPE` / `IIO_SENSOR_PROXY_TYPE` naming this kind.
-    public var typeWord: String {
-        switch self {
-        case .iioBuffer: "iio-buffer-accel"
-        case .iioPoll: "iio-poll-accel"
-        case .input: "input-accel"
-        }
-    }
-
-    var rank: Int { SensorKind.allCases.firstIndex(of: self) ?? 0 }
-    public static func < (a: SensorKind, b: SensorKind) -> Bool { a.rank < b.rank }
-}
-
 /// What discovery knows about a device, independent of libudev (so that the
 /// classification is a pure function and testable without devices).
 public struct DeviceDescription: Sendable, Equatable {
@@ -80,44 +61,35 @@ public enum Classification: Sendable, Equatable {
     case none
 }
 
-/// Decides which devices are display accelerometers and how they can be read.
+/// Decides which devices are display accelerometers and how they can be read, by
+/// asking each driver of `SensorDriver.table`.
 public enum SensorClassifier {
-    /// The attributes and parent attributes discovery reads.
-    public static let probedAttributes = [
-        "name", "label", "in_accel_x_raw", "in_accel_y_raw", "in_accel_z_raw",
-        "scan_elements/in_accel_x_en", "scan_elements/in_accel_y_en", "scan_elements/in_accel_z_en",
-        "modalias",
-    ]
+    /// The attributes and parent attributes discovery reads: what the drivers look at,
+    /// and what every device is described by.
+    public static var probedAttributes: [String] {
+        var names = ["name", "label", "modalias"]
+        for driver in SensorDriver.table { names += driver.probes.filter { !names.contains($0) } }
+        return names
+    }
 
     public static func classify(_ device: DeviceDescription) -> Classification {
         var kinds: Set<SensorKind> = []
         let typed = ["ORIENTATIOND_TYPE", "IIO_SENSOR_PROXY_TYPE"].compactMap { device.properties[$0] }
+        let drivers = SensorDriver.table.filter { $0.accepts(device) }
         if !typed.isEmpty {
+            // udev's word (ours, or iio-sensor-proxy's) decides; a driver marked as a
+            // fallback joins when it can read the device too (a buffered device whose
+            // readings can also be read one by one falls back to polling).
             for text in typed {
                 for word in text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," }) {
-                    if let kind = SensorKind.allCases.first(where: { $0.typeWord == word }) { kinds.insert(kind) }
+                    if let driver = drivers.first(where: { $0.typeWord == word }) { kinds.insert(driver.kind) }
                 }
             }
-        } else if device.subsystem == "iio" {
-            if ["x", "y", "z"].allSatisfy({ device.attributes["scan_elements/in_accel_\($0)_en"] != nil }) { kinds.insert(.iioBuffer) }
-            if ["x", "y", "z"].allSatisfy({ device.attributes["in_accel_\($0)_raw"] != nil }) { kinds.insert(.iioPoll) }
-        } else if device.subsystem == "input" {
-            if device.properties["ID_INPUT_ACCELEROMETER"] == "1" { kinds.insert(.input) }
-            // INPUT_PROP_ACCELEROMETER is bit 6 of the parent's `properties` bitmap.
-            if let bitmap = device.parentAttributes["properties"], let last = bitmap.split(separator: " ").last,
-               let word = UInt64(last, radix: 16), word & (1 << 6) != 0 { kinds.insert(.input) }
-        }
-        // A buffered device whose readings can also be read one by one can fall back to
-        // polling when its buffer turns out unusable.
-        if kinds.contains(.iioBuffer), ["x", "y", "z"].allSatisfy({ device.attributes["in_accel_\($0)_raw"] != nil }) {
-            kinds.insert(.iioPoll)
-        }
-        // The input kind only works through an evdev node; IIO kinds belong to IIO devices.
-        if device.subsystem == "input" {
-            kinds = kinds.filter { $0 == .input }
-            if !(device.devnode?.hasPrefix("/dev/input/event") ?? false) { kinds.remove(.input) }
+            if !kinds.isEmpty {
+                for driver in drivers where driver.isFallback && driver.detects(device) { kinds.insert(driver.kind) }
+            }
         } else {
-            kinds.remove(.input)
+            for driver in drivers where driver.detects(device) { kinds.insert(driver.kind) }
         }
         guard !kinds.isEmpty else { return .none }
         if device.properties["ACCEL_LOCATION"] == "base" { return .skipped("located in the base (ACCEL_LOCATION=base)") }

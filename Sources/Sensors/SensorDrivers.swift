@@ -1,26 +1,30 @@
 /// The backends that read real accelerometers, in order of preference (in the style of
-/// iio-sensor-proxy's driver table): each says which devices it handles and opens them.
-/// Closing is releasing the backend (stop, then drop the reference).
+/// iio-sensor-proxy's `drivers.h`). Each backend file declares its own driver (`static
+/// let driver`): which devices it can read and how to open them. Adding a backend is one
+/// new file and one line here. Closing is releasing the backend (stop, then drop it).
 public struct SensorDriver: Sendable {
     public var kind: SensorKind
-    /// Whether this driver can read `device` (from its classification).
-    public var discover: @Sendable (DeviceDescription) -> Bool
+    /// The word of `ORIENTATIOND_TYPE` / `IIO_SENSOR_PROXY_TYPE` that names this driver.
+    public var typeWord: String
+    /// The attributes `detects` looks at (read at discovery).
+    public var probes: [String]
+    /// Whether the driver can work with the device at all (subsystem, device node),
+    /// whatever udev says.
+    public var accepts: @Sendable (DeviceDescription) -> Bool
+    /// Whether the device looks like one this driver reads, without udev's word.
+    public var detects: @Sendable (DeviceDescription) -> Bool
+    /// Offered as well when udev named another driver for the device and this one can
+    /// read it (polling behind a buffer).
+    public var isFallback = false
     /// Opens the device; throws, with the reason, when it cannot be used.
     public var open: @Sendable (DeviceDescription, SensorEnvironment) throws(SensorError) -> SensorBackend
 
+    /// In order of preference.
     public static let table: [SensorDriver] = [
-        SensorDriver(kind: .iioBuffer, discover: { handles(.iioBuffer, $0) },
-                     open: { device, environment throws(SensorError) in try IIOBufferSensor(device: device, environment: environment) }),
-        SensorDriver(kind: .iioPoll, discover: { handles(.iioPoll, $0) },
-                     open: { device, environment throws(SensorError) in try IIOPollSensor(device: device, environment: environment) }),
-        SensorDriver(kind: .input, discover: { handles(.input, $0) },
-                     open: { device, environment throws(SensorError) in try EvdevSensor(device: device, environment: environment) }),
+        IIOBufferSensor.driver,
+        IIOPollSensor.driver,
+        EvdevSensor.driver,
     ]
 
     public static func driver(for kind: SensorKind) -> SensorDriver? { table.first { $0.kind == kind } }
-
-    private static func handles(_ kind: SensorKind, _ device: DeviceDescription) -> Bool {
-        if case .candidate(let kinds) = SensorClassifier.classify(device) { return kinds.contains(kind) }
-        return false
-    }
 }

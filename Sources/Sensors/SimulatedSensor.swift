@@ -112,3 +112,7 @@ public final class SimulatedSensor: SensorBackend {
         return sum * 0.087
     }
 }
+
+extension BackendKind {
+    public static let simulated = BackendKind(rawValue: "simulated")
+}

@@ -226,3 +226,16 @@ import Testing
         #expect(a.feed(type: 0, code: 0, value: 0) == .frame([9, 0, 0]))
     }
 }
+
+@Suite struct DriverTableTests {
+    @Test func tableOrderIsPreferenceAndEveryDriverIsAsked() {
+        #expect(SensorDriver.table.map(\.kind) == [.iioBuffer, .iioPoll, .input])
+        #expect([BackendKind.input, .simulated, .iioPoll, .iioBuffer].sorted() == [.iioBuffer, .iioPoll, .input, .simulated])
+        #expect(SensorDriver.table.map(\.typeWord) == ["iio-buffer-accel", "iio-poll-accel", "input-accel"])
+        for driver in SensorDriver.table {
+            for probe in driver.probes { #expect(SensorClassifier.probedAttributes.contains(probe)) }
+        }
+        #expect(SensorDriver.driver(for: .simulated) == nil)
+        #expect(BackendKind.replay.rawValue == "replay")
+    }
+}
