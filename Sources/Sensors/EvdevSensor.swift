@@ -84,7 +84,7 @@ public final class EvdevSensor: SensorBackend {
     private var handler: ((Sample) -> Void)?
     private var latest: Sample?
     private var problems = ProblemLog()
-    private var reportedFailure = false
+    private var failure = FailureReport()
 
     public init(device: DeviceDescription, environment: SensorEnvironment) throws(SensorError) {
         self.environment = environment
@@ -240,11 +240,7 @@ public final class EvdevSensor: SensorBackend {
             node.close()
         }
         node = nil
-        guard !reportedFailure else { return }
-        reportedFailure = true
-        environment.logger.warning("\(name): device vanished (\(why))")
-        let failed = environment.failed
-        environment.loop.post { failed("device vanished") }
+        failure.report("\(name): device vanished (\(why))", reason: "device vanished", environment)
     }
 }
 

@@ -21,7 +21,7 @@ public final class IIOBufferSensor: SensorBackend {
     private var latest: Sample?
     private var silenceTimer: Posix.Timer?
     private var problems = ProblemLog()
-    private var reportedFailure = false
+    private var failure = FailureReport()
     private var usableSinceStart = false
 
     static let axisChannels = ["in_accel_x", "in_accel_y", "in_accel_z"]
@@ -251,20 +251,12 @@ public final class IIOBufferSensor: SensorBackend {
     }
 
     private func brokenBuffer(_ why: String) {
-        guard !reportedFailure else { return }
-        reportedFailure = true
-        environment.logger.warning("\(name): \(why): falling back to polling")
-        let failed = environment.failed
-        environment.loop.post { failed("buffer unusable") }
+        failure.report("\(name): \(why): falling back to polling", reason: "buffer unusable", environment)
     }
 
     private func vanished(_ why: String) {
         disable()
-        guard !reportedFailure else { return }
-        reportedFailure = true
-        environment.logger.warning("\(name): device vanished (\(why))")
-        let failed = environment.failed
-        environment.loop.post { failed("device vanished") }
+        failure.report("\(name): device vanished (\(why))", reason: "device vanished", environment)
     }
 }
 

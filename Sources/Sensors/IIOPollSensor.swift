@@ -16,7 +16,7 @@ public final class IIOPollSensor: SensorBackend {
     private var timer: Posix.Timer?
     private var handler: ((Sample) -> Void)?
     private var problems = ProblemLog()
-    private var reportedFailure = false
+    private var failure = FailureReport()
     /// `in_accel_{x,y,z}_raw`, open while started (see `read(at:)`).
     private var rawFiles: [FileDescriptor?] = [nil, nil, nil]
     private let rawPaths: [String]
@@ -243,11 +243,7 @@ public final class IIOPollSensor: SensorBackend {
     private func vanished(_ why: String) {
         timer?.disarm()
         closeRawFiles()
-        guard !reportedFailure else { return }
-        reportedFailure = true
-        environment.logger.warning("\(name): device vanished (\(why))")
-        let failed = environment.failed
-        environment.loop.post { failed("device vanished") }
+        failure.report("\(name): device vanished (\(why))", reason: "device vanished", environment)
     }
 }
 

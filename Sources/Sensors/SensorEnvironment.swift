@@ -16,3 +16,17 @@ public struct SensorEnvironment {
         self.failed = failed
     }
 }
+
+/// A backend's failure, said once: one warning in the log, then `failed` on the loop
+/// (never re-entrantly), however often the broken device is touched afterwards.
+struct FailureReport {
+    private var reported = false
+
+    mutating func report(_ message: String, reason: String, _ environment: SensorEnvironment) {
+        guard !reported else { return }
+        reported = true
+        environment.logger.warning(message)
+        let failed = environment.failed
+        environment.loop.post { failed(reason) }
+    }
+}
