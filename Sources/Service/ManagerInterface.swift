@@ -25,6 +25,17 @@ extension OrientationService {
                 let path = try service.createClient(owner: call.sender, options: options)
                 return .values([.objectPath(path)])
             },
+            .init("ClientsForProcess", in: [Argument("pid", "u", doc: "A process ID.")],
+                  out: [Argument("clients", "ao", doc: "Its started client objects, in creation order; empty when there are none.")],
+                  doc: """
+                The started client objects whose owning connection belongs to process pid \
+                (as the bus knows it: GetConnectionUnixProcessID), in creation order. Anyone \
+                may call it; compositor helpers use it to honour the focused app's \
+                supported orientations.
+                """) { service, call throws(BusError) in
+                guard let pid = call.arguments[0].uint32Value else { throw .invalidArgs("pid must be a uint32") }
+                return service.requestClientsForProcess(pid, call)
+            },
         ],
         properties: [
             .init(ManagerProperty.hasSensor.rawValue, "b", doc: "Whether a display accelerometer is present and usable.") { .bool($0.hasSensor) },

@@ -211,11 +211,51 @@ public final class OrientationService {
     }
 
     private func ownerVanished(_ owner: String) {
+        processByOwner[owner] = nil
         releaseCompatClaim(owner)
         guard clientCountByOwner[owner] != nil else { return }
         let owned = clients.values.filter { $0.owner == owner }.sorted { $0.id < $1.id }
         logger.debug("\(owner) left the bus: removing \(owned.count) client(s)")
         for client in owned { close(client) }
+    }
+
+    // MARK: Clients of a process
+
+    /// The process behind each owner asked about so far (unique names are never reused;
+    /// an entry goes when its owner leaves the bus).
+    private var processByOwner: [String: UInt32] = [:]
+
+    /// ClientsForProcess: the started clients whose owning connection belongs to `pid`,
+    /// in creation order. The bus says which process each owner is
+    /// (GetConnectionUnixProcessID), asked without blocking and remembered.
+    func requestClientsForProcess(_ pid: UInt32, _ call: MethodCall) -> MethodCall.Reply {
+        let owners = Set(clients.values.filter(\.active).map(\.owner)).filter { processByOwner[$0] == nil }
+        guard !owners.isEmpty else { return .values([Self.paths(clientsOf(pid))]) }
+        var waiting = owners.count
+        for owner in owners {
+            guard let ask = try? Message.methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                                    interface: "org.freedesktop.DBus", member: "GetConnectionUnixProcessID",
+                                                    arguments: [.string(owner)]) else { waiting -= 1; continue }
+            connection.callAsync(ask) { [weak self] result in
+                if case .success(let reply) = result, let value = reply.arguments.first?.uint32Value {
+                    self?.processByOwner[owner] = value
+                }
+                waiting -= 1
+                guard waiting == 0 else { return }
+                call.reply([Self.paths(self?.clientsOf(pid) ?? [])])
+            }
+        }
+        if waiting == 0 { return .values([Self.paths(clientsOf(pid))]) }
+        return .later
+    }
+
+    private static func paths(_ paths: [String]) -> Value { .array(elementSignature: "o", paths.map { .objectPath($0) }) }
+
+    private func clientsOf(_ pid: UInt32) -> [String] {
+        clients.keys.sorted().compactMap { id in
+            guard let client = clients[id], client.active, processByOwner[client.owner] == pid else { return nil }
+            return client.path
+        }
     }
 
     // MARK: Hotplug

@@ -230,3 +230,30 @@ import Testing
         #expect(bad.stderr.contains("unknown orientation 'sideways'"))
     }
 }
+
+/// ClientsForProcess: the started clients of one process, from the bus's credentials.
+@Suite struct ClientsForProcessTests {
+    @Test func startedClientsOfTheProcessInCreationOrder() throws {
+        let fixture = try DaemonFixture()
+        let peer = try fixture.peer()
+        fixture.hold(.normal, durationMs: 200)
+        #expect(fixture.drained())
+        let other = try Peer(bus: fixture.bus, watchManager: false)
+        let first = try peer.createClient()
+        let idle = try peer.createClient()
+        let third = try other.createClient()
+        try peer.call(first, Peer.clientInterface, "Start")
+        try other.call(third, Peer.clientInterface, "Start")
+        _ = idle
+        // Both connections are this test process; the client never started is left out.
+        let mine = try peer.call(Peer.manager, Peer.managerInterface, "ClientsForProcess", [.uint32(UInt32(getpid()))])
+        #expect(mine == [.array(elementSignature: "o", [.objectPath(first), .objectPath(third)])], "\(mine)")
+        // Asked again (the owners' processes are remembered now), and for another process.
+        let again = try other.call(Peer.manager, Peer.managerInterface, "ClientsForProcess", [.uint32(UInt32(getpid()))])
+        #expect(again == mine)
+        let daemonPID = try peer.call(Peer.manager, Peer.managerInterface, "ClientsForProcess", [.uint32(1)])
+        #expect(daemonPID == [.array(elementSignature: "o", [])])
+        // A wrong argument type is InvalidArgs.
+        #expect(throws: (any Error).self) { try peer.call(Peer.manager, Peer.managerInterface, "ClientsForProcess", [.string("me")]) }
+    }
+}
