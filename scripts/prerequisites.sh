@@ -49,6 +49,8 @@ test_extra=(
     libglib2.0-dev-bin qtbase5-dev-tools zsh fish
     # The examples (examples/): C with GDBus, C++ with QtDBus; Python uses python3-gi.
     libglib2.0-dev qtbase5-dev
+    # orientationctl follow against a real compositor: headless sway, and wlr-randr.
+    sway wlr-randr
 )
 # Benchmarks: the start-up timer listens for NameOwnerChanged from Debian's python3.
 bench_extra=(python3 python3-gi python3-dbus)

@@ -24,6 +24,10 @@ let usage = """
                             Run the orientation engine over a trace of t_ms,x,y,z
                             lines and print t_ms,orientation,tilt at each change
                             (no daemon needed). See 'orientationctl replay --help'.
+      follow (--sway | --wlr-randr | --exec COMMAND) [--output NAME] [--offset D] [--restore]
+                            Rotate a display output with the orientation (sway,
+                            wlroots compositors, anything else through a command).
+                            See 'orientationctl follow --help'.
       record [--seconds N] [--output FILE]
                             Capture the accelerometer the daemon would use as a
                             replay trace (t_ms,x,y,z after scale and mount matrix),
@@ -72,6 +76,7 @@ func main() -> Int32 {
     case "unlock": return LockCommand.run(rest, locked: false)
     case "replay": return ReplayCommand.run(Array(arguments.dropFirst()))
     case "record": return RecordCommand.run(Array(arguments.dropFirst()))
+    case "follow": return FollowCommand.run(rest)
     case "help": Output.line(usage); return 0
     default: return usageError("unknown command '\(command)'")
     }

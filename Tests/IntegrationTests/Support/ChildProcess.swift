@@ -44,6 +44,8 @@ final class ChildProcess {
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
+    var isRunning: Bool { process.isRunning }
+
     /// Waits for the process to exit and returns its status, or nil at the deadline.
     func waitForExit(seconds: Double = 10) -> Int32? {
         guard waitUntil(seconds: seconds, { !process.isRunning }) else { return nil }
