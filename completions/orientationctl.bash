@@ -5,7 +5,7 @@ _orientationctl() {
         cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}
         words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD
     }
-    local commands="get monitor lock unlock replay record"
+    local commands="get monitor lock unlock replay record follow"
     local bus="--system --session --address"
     local orientations="normal left-up bottom-up right-up"
     case $prev in
@@ -17,7 +17,8 @@ _orientationctl() {
             [[ $cur == *,* ]] || done=""
             COMPREPLY=($(compgen -W "$orientations" -P "${done:+$done,}" -- "$last"))
             return ;;
-        --seconds) return ;;
+        --seconds | --exec) return ;;
+        --offset) COMPREPLY=($(compgen -W "0 90 180 270" -- "$cur")); return ;;
     esac
     local command="" word
     for word in "${words[@]:1:cword-1}"; do
@@ -33,6 +34,7 @@ _orientationctl() {
         replay) options="--config --explain --explain-all"
             if [[ $cur != -* ]]; then _filedir csv 2>/dev/null || COMPREPLY=($(compgen -f -- "$cur")); return; fi ;;
         record) options="--seconds --output" ;;
+        follow) options="--sway --wlr-randr --exec --output --offset --restore" ;;
     esac
     COMPREPLY=($(compgen -W "$options $bus --help" -- "$cur"))
 }

@@ -1,5 +1,5 @@
 # fish completion for orientationctl(1)
-set -l commands get monitor lock unlock replay record
+set -l commands get monitor lock unlock replay record follow
 set -l orientations normal left-up bottom-up right-up
 complete -c orientationctl -f
 complete -c orientationctl -l system -d 'The daemon on the system bus'
@@ -24,3 +24,10 @@ complete -c orientationctl -n "__fish_seen_subcommand_from replay" -l explain-al
 complete -c orientationctl -n "__fish_seen_subcommand_from replay" -F
 complete -c orientationctl -n "__fish_seen_subcommand_from record" -l seconds -x -d 'How long to record'
 complete -c orientationctl -n "__fish_seen_subcommand_from record" -l output -r -F -d 'Trace file'
+complete -c orientationctl -n "not __fish_seen_subcommand_from $commands" -a follow -d 'Rotate a display output with the orientation'
+complete -c orientationctl -n "__fish_seen_subcommand_from follow" -l sway -d 'Rotate through sway'
+complete -c orientationctl -n "__fish_seen_subcommand_from follow" -l wlr-randr -d 'Rotate through wlr-randr'
+complete -c orientationctl -n "__fish_seen_subcommand_from follow" -l exec -x -d 'Run a command on each change'
+complete -c orientationctl -n "__fish_seen_subcommand_from follow" -l output -x -d 'The output to rotate'
+complete -c orientationctl -n "__fish_seen_subcommand_from follow" -l offset -x -a '0 90 180 270' -d 'Panel mounting offset'
+complete -c orientationctl -n "__fish_seen_subcommand_from follow" -l restore -d 'Restore the transform on exit'

@@ -41,7 +41,7 @@ import Testing
     /// exits 2.
     @Test func everySubcommandHasHelpAndUsageErrorsExitTwo() throws {
         let directory = try makeTemporaryDirectory(prefix: "orientationctl-help")
-        for command in ["get", "monitor", "lock", "unlock", "replay", "record"] {
+        for command in ["get", "monitor", "lock", "unlock", "replay", "record", "follow"] {
             let help = try ChildProcess.run(product: "orientationctl", arguments: [command, "--help"], directory: directory)
             #expect(help.status == 0, "\(command) --help: \(help.stderr)")
             #expect(help.stdout.contains("orientationctl \(command)"), "\(command) --help:\n\(help.stdout)")
