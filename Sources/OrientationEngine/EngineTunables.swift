@@ -31,7 +31,7 @@ public struct EngineTunables: Sendable, Equatable {
     /// `MotionFilterMs`: time constant of a second, unweighted low-pass estimate that judges
     /// motion: linear acceleration and steadiness are measured on it, not on single samples,
     /// so that sensor noise and tremor do not count.
-    public var motionFilterMs: Double = 100
+    public var motionFilterMs: Double = 60
 
     /// `AccelerationGateG`: when the motion estimate's length differs from 1 g by more than
     /// this, the device is under linear acceleration (the strides of a run, a swing, a
