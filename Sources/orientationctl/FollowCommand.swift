@@ -98,14 +98,7 @@ enum FollowCommand {
         let initial = restore ? applier.currentTransform() : nil
         applier.prepare()
 
-        let loop: EventLoop
-        do {
-            loop = try EventLoop()
-            try loop.handleSignals([SIGINT, SIGTERM]) { [weak loop] _ in loop?.quit(0) }
-        } catch {
-            Output.error("cannot set up the event loop: \(error)")
-            return 1
-        }
+        guard let loop = interruptibleLoop() else { return 1 }
         let client: OrientationClient
         do {
             client = try OrientationClient(bus: options.bus, loop: loop)

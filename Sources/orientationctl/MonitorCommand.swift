@@ -66,15 +66,8 @@ enum MonitorCommand {
             }
         }
 
-        let loop: EventLoop
+        guard let loop = interruptibleLoop() else { return 1 }
         let client: OrientationClient
-        do {
-            loop = try EventLoop()
-            try loop.handleSignals([SIGINT, SIGTERM]) { _ in loop.quit(0) }
-        } catch {
-            Output.error("cannot set up the event loop: \(error)")
-            return 1
-        }
         do {
             client = try OrientationClient(bus: options.bus, loop: loop, configuration: configuration)
             client.connection.onDisconnect = {

@@ -60,14 +60,7 @@ enum RecordCommand {
             Output.error("invalid configuration: \(error)")
             return 1
         }
-        let loop: EventLoop
-        do {
-            loop = try EventLoop()
-            try loop.handleSignals([SIGINT, SIGTERM]) { [weak loop] _ in loop?.quit(0) }
-        } catch {
-            Output.error("cannot set up the event loop: \(error)")
-            return 1
-        }
+        guard let loop = interruptibleLoop() else { return 1 }
         let logger = Logger(program: "orientationctl record")
         guard let monitor = SensorMonitor(loop: loop, logger: logger, settings: { configuration.settings(for: $0) }) else {
             Output.error("cannot use udev: no accelerometer can be found")

@@ -1,4 +1,5 @@
 import Glibc
+import Posix
 
 let version = "0.1.0"
 
@@ -44,6 +45,19 @@ let usage = """
     Exit status: 0 on success, 1 when the bus or the daemon cannot be reached or a
     call fails, 2 on a usage error.
     """
+
+/// The event loop of a long-running command: SIGINT and SIGTERM end it with status 0.
+/// nil (said on standard error) when it cannot be set up.
+func interruptibleLoop() -> EventLoop? {
+    do {
+        let loop = try EventLoop()
+        try loop.handleSignals([SIGINT, SIGTERM]) { [weak loop] _ in loop?.quit(0) }
+        return loop
+    } catch {
+        Output.error("cannot set up the event loop: \(error)")
+        return nil
+    }
+}
 
 func usageError(_ message: String) -> Int32 {
     Output.error(message)
