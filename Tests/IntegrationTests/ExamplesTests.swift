@@ -76,8 +76,9 @@ import Testing
     @Test func swiftWithAsyncAwait() throws {
         let scratch = repositoryRoot + "/.build/examples-swift"
         let swift = try Self.tool(["swift"])
+        // The command's output files go to a directory of their own, not the repository.
         let build = try ExternalCommand.run(swift, ["build", "--package-path", Self.examples + "/swift-async", "--scratch-path", scratch],
-                                            directory: repositoryRoot, seconds: 600)
+                                            directory: try makeTemporaryDirectory(prefix: "example-swift-build"), seconds: 600)
         #expect(build.status == 0, "\(build.output)")
         try check([scratch + "/debug/camera"], directory: try makeTemporaryDirectory(prefix: "example-swift"))
     }
