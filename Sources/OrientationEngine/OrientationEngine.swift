@@ -222,9 +222,10 @@ public struct OrientationEngine: Sendable {
         let before = (orientation, tilt)
 
         // A zero reading carries no direction; one more than a thousand times the sensor's
-        // own 1 g is no reading at all (no accelerometer reaches it): ignore both, or they
-        // would drag every estimate with them.
-        guard m > 0, !started || m < 1000 * magnitude.value else { return false }
+        // own 1 g (once confirmed by stillness) is no reading at all: ignore both, or they
+        // would drag every estimate with them. Before that, the estimate may itself come
+        // from a first sample taken in free fall, and must be allowed to correct itself.
+        guard m > 0, !started || !magnitude.isConfirmed || m < 1000 * magnitude.value else { return false }
 
         if !started {
             // The first sample decides at once.

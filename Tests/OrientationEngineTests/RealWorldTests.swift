@@ -189,7 +189,8 @@ struct RealWorldTests {
     func badClocksAndVectors() {
         var e = OrientationEngine()
         var t: Int64 = 10_000_000
-        for _ in 0..<100 { e.feed(Sample(timeMs: t, x: 0, y: -9.81, z: 0)); t += 10 }
+        for _ in 0..<200 { e.feed(Sample(timeMs: t, x: 0, y: -9.81, z: 0)); t += 10 }
+        #expect(e.learnedGravity != nil)
         e.feed(Sample(timeMs: t - 3_600_000, x: 0, y: -9.81, z: 0))  // an hour back
         e.feed(Sample(timeMs: t, x: 0, y: 0, z: 0))
         e.feed(Sample(timeMs: t + 5, x: 1e150, y: 1e150, z: 0))
@@ -199,5 +200,15 @@ struct RealWorldTests {
         for _ in 0..<100 { e.feed(Sample(timeMs: t, x: 9.81, y: 0, z: 0)); t += 10 }
         #expect(e.orientation == .leftUp)
         #expect(abs((e.learnedGravity ?? 0) - 9.81) < 0.2)
+    }
+
+    @Test("a first sample taken in free fall does not make every later reading look absurd")
+    func firstSampleInFreeFall() {
+        var e = OrientationEngine()
+        var t: Int64 = 0
+        e.feed(Sample(timeMs: t, x: 0.001, y: -0.004, z: 0.002))
+        for _ in 0..<400 { t += 10; e.feed(Sample(timeMs: t, x: 9.81, y: 0, z: 0)) }
+        #expect(e.orientation == .leftUp)
+        #expect(abs((e.learnedGravity ?? 0) - 9.81) < 0.2, "learned \(e.learnedGravity ?? 0)")
     }
 }
