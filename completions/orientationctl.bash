@@ -34,7 +34,7 @@ _orientationctl() {
         replay) options="--config --explain --explain-all"
             if [[ $cur != -* ]]; then _filedir csv 2>/dev/null || COMPREPLY=($(compgen -f -- "$cur")); return; fi ;;
         record) options="--seconds --output" ;;
-        follow) options="--sway --wlr-randr --exec --output --offset --restore" ;;
+        follow) options="--sway --wlr-randr --exec --output --offset --restore --focused-app" ;;
     esac
     COMPREPLY=($(compgen -W "$options $bus --help" -- "$cur"))
 }

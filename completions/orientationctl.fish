@@ -31,3 +31,4 @@ complete -c orientationctl -n "__fish_seen_subcommand_from follow" -l exec -x -d
 complete -c orientationctl -n "__fish_seen_subcommand_from follow" -l output -x -d 'The output to rotate'
 complete -c orientationctl -n "__fish_seen_subcommand_from follow" -l offset -x -a '0 90 180 270' -d 'Panel mounting offset'
 complete -c orientationctl -n "__fish_seen_subcommand_from follow" -l restore -d 'Restore the transform on exit'
+complete -c orientationctl -n "__fish_seen_subcommand_from follow" -l focused-app -d 'The focused app decides the orientation (sway)'

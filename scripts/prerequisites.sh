@@ -51,6 +51,8 @@ test_extra=(
     libglib2.0-dev qtbase5-dev
     # orientationctl follow against a real compositor: headless sway, and wlr-randr.
     sway wlr-randr
+    # follow --focused-app: two real Wayland windows (GTK 3 through python3-gi).
+    gir1.2-gtk-3.0
 )
 # Benchmarks: the start-up timer listens for NameOwnerChanged from Debian's python3.
 bench_extra=(python3 python3-gi python3-dbus)

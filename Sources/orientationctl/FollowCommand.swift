@@ -10,6 +10,7 @@ enum FollowCommand {
     static let help = """
         Usage: orientationctl follow (--sway | --wlr-randr | --exec COMMAND)
                                      [--output NAME] [--offset DEGREES] [--restore]
+                                     [--focused-app]
                                      [--system | --session | --address ADDRESS]
 
         Starts a client that supports all four orientations and applies every
@@ -36,6 +37,19 @@ enum FollowCommand {
                             rotation, for panels mounted turned relative to the
                             accelerometer's normal.
           --restore         On exit, put the output back to its transform at start.
+          --focused-app     The iOS model for the whole screen: when the focused window
+                            belongs to a process with a started client, apply that
+                            client's InterfaceOrientation instead of the device's (a
+                            portrait-only app in front keeps the screen portrait; focus
+                            an app that allows all four and the screen turns at once).
+                            The focused window's process comes from sway's IPC (needs
+                            swaymsg and SWAYSOCK, with any of the three targets); its
+                            clients from the daemon's ClientsForProcess, the first
+                            started one. Another app's signals go to that app only, so
+                            follow asks again when the focus moves, the device turns or
+                            the daemon comes back: an app that changes its supported
+                            orientations while in front and the device still is
+                            followed at the next turn or focus change.
 
         Transforms (sway-output(5): "the rotation is performed clockwise", of the
         output, so the content turns the other way):
@@ -54,6 +68,7 @@ enum FollowCommand {
         var outputName: String?
         var offset = 0
         var restore = false
+        var focusedApp = false
         var rest = options.rest[...]
         func set(_ new: Target) -> Bool {
             guard target == nil else { return false }
@@ -82,6 +97,8 @@ enum FollowCommand {
                 offset = value
             case "--restore":
                 restore = true
+            case "--focused-app":
+                focusedApp = true
             default:
                 return usageError("unexpected argument '\(argument)' for follow")
             }
@@ -117,221 +134,44 @@ enum FollowCommand {
             applied = orientation
             if !applier.apply(orientation, degrees: (angle + offset) % 360) { loop.quit(1) }
         }
-        apply(client.state.interfaceOrientation)
+        // --focused-app: the focused process's client decides, the device otherwise.
+        var focus: SwayFocus?
+        var resolver: FocusedAppOrientation?
+        func update() {
+            guard let focus, let resolver else { return apply(client.state.interfaceOrientation) }
+            resolver.resolve(pid: focus.pid) { app in apply(app ?? client.state.interfaceOrientation) }
+        }
+        if focusedApp {
+            guard let swaymsg = target == .sway ? applier.tool : Spawn.find("swaymsg") else {
+                Output.error("--focused-app needs sway's IPC: swaymsg not found on PATH")
+                client.close()
+                return 1
+            }
+            do {
+                focus = try SwayFocus(swaymsg: swaymsg, loop: loop)
+            } catch {
+                Output.error(error.message)
+                client.close()
+                return 1
+            }
+            resolver = FocusedAppOrientation(connection: client.connection)
+            focus?.onChange = { _ in update() }
+            focus?.onGone = { [weak loop] in
+                Output.error("sway's window events ended (sway is gone): exiting")
+                loop?.quit(1)
+            }
+        }
+        update()
         client.onEvent = { event in
             switch event {
-            case .changed(let state), .attached(let state): apply(state.interfaceOrientation)
+            case .changed, .attached: update()
             default: break
             }
         }
         let status = loop.run()
+        focus?.close()
         client.close()
         if let initial, status == 0 { applier.restore(initial) }
         return status
-    }
-}
-
-/// What follow does to the compositor.
-struct Applier {
-    var target: FollowCommand.Target
-    var output: String
-    var tool: String
-
-    static func make(_ target: FollowCommand.Target, output: String?) -> Result<Applier, Message> {
-        switch target {
-        case .exec:
-            return .success(Applier(target: target, output: output ?? "", tool: "/bin/sh"))
-        case .sway, .wlrRandr:
-            let name = target == .sway ? "swaymsg" : "wlr-randr"
-            guard let tool = Spawn.find(name) else { return .failure(Message("\(name) not found on PATH")) }
-            // Started by the compositor's own autostart (sway's exec), follow can be
-            // faster than the compositor's IPC: ask again for up to 2 s.
-            var list = Applier(target: target, output: "", tool: tool).outputs()
-            for _ in 0..<10 where list == nil {
-                var pause = timespec(tv_sec: 0, tv_nsec: 200_000_000)
-                nanosleep(&pause, nil)
-                list = Applier(target: target, output: "", tool: tool).outputs()
-            }
-            guard let outputs = list else {
-                return .failure(Message(target == .sway
-                    ? "cannot talk to sway (is SWAYSOCK set, and sway running?)"
-                    : "wlr-randr cannot list the outputs (is WAYLAND_DISPLAY set, and the compositor running?)"))
-            }
-            if let output {
-                guard outputs.contains(output) else {
-                    return .failure(Message("no output '\(output)'; outputs: \(outputs.joined(separator: ", "))"))
-                }
-                return .success(Applier(target: target, output: output, tool: tool))
-            }
-            let panels = outputs.filter { $0.hasPrefix("eDP") || $0.hasPrefix("DSI") || $0.hasPrefix("LVDS") }
-            if panels.count == 1 { return .success(Applier(target: target, output: panels[0], tool: tool)) }
-            if outputs.count == 1 { return .success(Applier(target: target, output: outputs[0], tool: tool)) }
-            return .failure(Message("which output? choose one with --output: \(outputs.joined(separator: ", "))"))
-        }
-    }
-
-    struct Message: Error { var text: String; init(_ text: String) { self.text = text } }
-
-    /// The outputs' names; nil when the compositor cannot be asked.
-    func outputs() -> [String]? {
-        switch target {
-        case .sway:
-            guard let (status, text) = Spawn.run(tool, ["-t", "get_outputs", "-r"]), status == 0 else { return nil }
-            return SwayOutputs.values(of: "name", in: text)
-        case .wlrRandr:
-            guard let (status, text) = Spawn.run(tool, []), status == 0 else { return nil }
-            return text.split(separator: "\n").compactMap { line in
-                guard let first = line.first, first != " ", first != "\t" else { return nil }
-                return line.split(separator: " ").first.map(String.init)
-            }
-        case .exec:
-            return []
-        }
-    }
-
-    /// The output's transform now (for --restore).
-    func currentTransform() -> String? {
-        switch target {
-        case .sway:
-            guard let (status, text) = Spawn.run(tool, ["-t", "get_outputs", "-r"]), status == 0 else { return nil }
-            return SwayOutputs.transform(of: output, in: text)
-        case .wlrRandr:
-            guard let (status, text) = Spawn.run(tool, ["--output", output]), status == 0 else { return nil }
-            return text.split(separator: "\n").first { $0.contains("Transform:") }?
-                .split(separator: ":").last.map { String($0.filter { $0 != " " }) }
-        case .exec:
-            return nil
-        }
-    }
-
-    /// Once at start: touch and pen follow the output (sway).
-    func prepare() {
-        guard target == .sway else { return }
-        for type in ["touch", "tablet_tool"] {
-            _ = Spawn.run(tool, ["input", "type:\(type)", "map_to_output", output])
-        }
-    }
-
-    /// Applies one orientation; false when the compositor is gone (follow then exits).
-    func apply(_ orientation: Orientation, degrees: Int) -> Bool {
-        let transform = degrees == 0 ? "normal" : String(degrees)
-        switch target {
-        case .sway:
-            return run(["output", output, "transform", transform], what: "swaymsg output \(output) transform \(transform)", fatal: true)
-        case .wlrRandr:
-            return run(["--output", output, "--transform", transform], what: "wlr-randr --output \(output) --transform \(transform)", fatal: false)
-        case .exec(let template):
-            let command = template.replacing("{orientation}", with: orientation.rawValue).replacing("{degrees}", with: String(degrees))
-            guard let (status, _) = Spawn.run("/bin/sh", ["-c", command], capture: false) else {
-                Output.error("cannot run /bin/sh for '\(command)'")
-                return true
-            }
-            if status != 0 { Output.error("'\(command)' failed with exit status \(status)") }
-            return true
-        }
-    }
-
-    func restore(_ transform: String) {
-        switch target {
-        case .sway: _ = Spawn.run(tool, ["output", output, "transform", transform])
-        case .wlrRandr: _ = Spawn.run(tool, ["--output", output, "--transform", transform])
-        case .exec: break
-        }
-    }
-
-    private func run(_ arguments: [String], what: String, fatal: Bool) -> Bool {
-        guard let (status, _) = Spawn.run(tool, arguments), status == 0 else {
-            if fatal, outputs() == nil {
-                Output.error("the compositor is gone (\(what) failed and it no longer answers): exiting")
-                return false
-            }
-            Output.error("\(what) failed")
-            return true
-        }
-        return true
-    }
-}
-
-/// The few values follow needs from `swaymsg -t get_outputs -r`, without a JSON library:
-/// sway prints one object per output with "name" before "transform".
-enum SwayOutputs {
-    static func values(of key: String, in json: String) -> [String] {
-        var out: [String] = []
-        var rest = Substring(json)
-        let marker = "\"\(key)\": \""
-        while let range = rest.firstRange(of: marker) {
-            let after = rest[range.upperBound...]
-            guard let end = after.firstIndex(of: "\"") else { break }
-            out.append(String(after[..<end]))
-            rest = after[end...]
-        }
-        return out
-    }
-
-    static func transform(of output: String, in json: String) -> String? {
-        guard let range = json.firstRange(of: "\"name\": \"\(output)\"") else { return nil }
-        return values(of: "transform", in: String(json[range.upperBound...])).first
-    }
-}
-
-/// Runs programs with posix_spawn and waits for them.
-enum Spawn {
-    static func find(_ name: String) -> String? {
-        let path = String(cString: getenv("PATH") ?? strdup("/usr/bin:/bin"))
-        for directory in path.split(separator: ":") where access("\(directory)/\(name)", X_OK) == 0 {
-            return "\(directory)/\(name)"
-        }
-        return nil
-    }
-
-    /// Exit status and standard output; nil when the program cannot be started.
-    static func run(_ path: String, _ arguments: [String], capture: Bool = true) -> (Int32, String)? {
-        var pipe: [Int32] = [-1, -1]
-        if capture, Glibc.pipe(&pipe) != 0 { return nil }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        if capture {
-            posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
-            posix_spawn_file_actions_addclose(&actions, pipe[0])
-            posix_spawn_file_actions_addclose(&actions, pipe[1])
-        }
-        // The child gets the default signal mask and actions, not follow's blocked set.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGTERM)
-        sigaddset(&defaults, SIGINT)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { for p in argv { free(p) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
-        if capture { close(pipe[1]) }
-        guard rc == 0 else {
-            if capture { close(pipe[0]) }
-            return nil
-        }
-        var output: [UInt8] = []
-        if capture {
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let n = chunk.withUnsafeMutableBytes { read(pipe[0], $0.baseAddress, $0.count) }
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { break }
-                output += chunk[0..<n]
-            }
-            close(pipe[0])
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return (code, String(decoding: output, as: UTF8.self))
     }
 }

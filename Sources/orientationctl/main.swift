@@ -26,6 +26,7 @@ let usage = """
                             lines and print t_ms,orientation,tilt at each change
                             (no daemon needed). See 'orientationctl replay --help'.
       follow (--sway | --wlr-randr | --exec COMMAND) [--output NAME] [--offset D] [--restore]
+                            [--focused-app]
                             Rotate a display output with the orientation (sway,
                             wlroots compositors, anything else through a command).
                             See 'orientationctl follow --help'.

@@ -49,6 +49,21 @@ final class HeadlessSway {
         return String(json[range.upperBound...].prefix { $0 != "\"" })
     }
 
+    /// The title of the focused window; nil when none is (an empty workspace).
+    func focusedTitle() -> String? {
+        let json = swaymsg(["-t", "get_tree", "-r"])
+        guard let data = json.data(using: .utf8), let tree = try? JSONSerialization.jsonObject(with: data) else { return nil }
+        func find(_ node: Any) -> String?? {
+            guard let node = node as? [String: Any] else { return nil }
+            if node["focused"] as? Bool == true { return .some(node["type"] as? String == "con" ? node["name"] as? String : nil) }
+            for child in (node["nodes"] as? [Any] ?? []) + (node["floating_nodes"] as? [Any] ?? []) {
+                if let found = find(child) { return found }
+            }
+            return nil
+        }
+        return find(tree) ?? nil
+    }
+
     var environment: [String: String] {
         ["SWAYSOCK": socket, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "XDG_RUNTIME_DIR": runtime,
          "WAYLAND_DISPLAY": "wayland-1"]
@@ -98,7 +113,15 @@ final class HeadlessSway {
         let follow = try ChildProcess(product: "orientationctl", arguments: ["--address", fixture.bus.address, "follow", "--sway"],
                                       directory: fixture.bus.directory, environment: sway.environment)
         #expect(waitUntil(seconds: 10) { sway.transform() == "normal" }, "\(follow.stderr)")
+        // --focused-app with --exec: the end of sway's event stream is the end of follow.
+        let record = fixture.bus.directory + "/focused.txt"
+        let focused = try ChildProcess(product: "orientationctl",
+                                       arguments: ["--address", fixture.bus.address, "follow", "--focused-app", "--exec", "echo {orientation} >> \(record)"],
+                                       directory: fixture.bus.directory, environment: sway.environment)
+        #expect(waitUntil(seconds: 10) { (try? String(contentsOfFile: record, encoding: .utf8)) == "normal\n" }, "\(focused.stderr)")
         sway.stop()
+        #expect(focused.waitForExit() == 1)
+        #expect(focused.stderr.contains("sway's window events ended (sway is gone): exiting"), "\(focused.stderr)")
         fixture.hold(.leftUp, durationMs: 1000)
         #expect(follow.waitForExit() == 1)
         #expect(follow.stderr.contains("the compositor is gone"), "\(follow.stderr)")
@@ -123,7 +146,89 @@ final class HeadlessSway {
         #expect(follow.isRunning)
         follow.signal(SIGTERM)
         #expect(follow.waitForExit() == 0)
+        // --focused-app needs sway's IPC: without it, one clear line and status 1.
+        let noSway = try ChildProcess.run(product: "orientationctl",
+                                          arguments: ["--address", fixture.bus.address, "follow", "--exec", "true", "--focused-app"],
+                                          directory: fixture.bus.directory, environment: ["PATH": "/usr/bin:/bin"])
+        #expect(noSway.status == 1)
+        #expect(noSway.stderr.contains("cannot read sway's window tree (is SWAYSOCK set, and sway running?)"), "\(noSway.stderr)")
     }
+
+    /// The iOS model for the whole screen: with --focused-app the app in front decides.
+    /// Two real Wayland windows (GTK 3 through Debian's python3-gi) whose processes own
+    /// clients with different supported sets; focus moves between them through sway.
+    @Test func focusedAppDecidesTheScreensOrientation() throws {
+        let sway = try HeadlessSway()
+        let fixture = try DaemonFixture()
+        _ = try fixture.peer()
+        fixture.hold(.normal, durationMs: 300)
+        #expect(fixture.drained())
+        let script = fixture.bus.directory + "/window.py"
+        try Self.windowScript.write(toFile: script, atomically: true, encoding: .utf8)
+        func window(_ title: String, _ supported: String) throws -> SpawnedProcess {
+            let app = try SpawnedProcess("/usr/bin/env", ["WAYLAND_DISPLAY=wayland-1", "XDG_RUNTIME_DIR=" + sway.runtime, "GDK_BACKEND=wayland",
+                                                          "/usr/bin/python3", script, fixture.bus.address, title, supported],
+                                         directory: fixture.bus.directory)
+            // Its client is started, and sway has mapped and focused its window.
+            #expect(waitUntil(seconds: 20) { app.stdout.contains("started") && sway.focusedTitle() == title },
+                    "\(title): \(app.stderr) \(sway.focusedTitle() ?? "no focus")")
+            return app
+        }
+        let free = try window("free", "normal,left-up,bottom-up,right-up")
+        let portrait = try window("portrait", "normal")
+        let follow = try ChildProcess(product: "orientationctl",
+                                      arguments: ["--address", fixture.bus.address, "follow", "--sway", "--output", "HEADLESS-1", "--focused-app"],
+                                      directory: fixture.bus.directory, environment: sway.environment)
+        #expect(waitUntil(seconds: 10) { sway.transform() == "normal" }, "follow:\n\(follow.stderr)")
+        // The portrait-only app in front: the device turns, the screen does not.
+        fixture.hold(.leftUp, durationMs: 1000)
+        #expect(fixture.drained())
+        #expect(!waitUntil(seconds: 1) { sway.transform() != "normal" }, "\(follow.stderr)")
+        // Focus the app that allows all four: the screen turns at once.
+        _ = sway.swaymsg(["[title=\"^free$\"]", "focus"])
+        #expect(waitUntil(seconds: 10) { sway.transform() == "90" }, "\(follow.stderr)")
+        // And back.
+        _ = sway.swaymsg(["[title=\"^portrait$\"]", "focus"])
+        #expect(waitUntil(seconds: 10) { sway.transform() == "normal" }, "\(follow.stderr)")
+        // The portrait app closes: focus falls to the free one, whose orientation applies.
+        portrait.signal(SIGTERM)
+        #expect(waitUntil(seconds: 10) { sway.focusedTitle() == "free" })
+        #expect(waitUntil(seconds: 10) { sway.transform() == "90" }, "\(follow.stderr)")
+        fixture.hold(.rightUp, durationMs: 1000)
+        #expect(waitUntil(seconds: 10) { sway.transform() == "270" }, "\(follow.stderr)")
+        // The free app closes too: an empty workspace, the device orientation.
+        fixture.hold(.bottomUp, durationMs: 1000)
+        #expect(waitUntil(seconds: 10) { sway.transform() == "180" }, "\(follow.stderr)")
+        free.signal(SIGTERM)
+        #expect(waitUntil(seconds: 10) { !free.isRunning && sway.focusedTitle() == nil })
+        fixture.hold(.leftUp, durationMs: 1000)
+        #expect(waitUntil(seconds: 10) { sway.transform() == "90" }, "\(follow.stderr)")
+        follow.signal(SIGTERM)
+        #expect(follow.waitForExit() == 0, "\(follow.stderr)")
+        #expect(!follow.stderr.contains("malformed"), "\(follow.stderr)")
+    }
+
+    /// A window whose process owns one started client with the given supported set.
+    static let windowScript = """
+        import sys
+        import gi
+        gi.require_version("Gtk", "3.0")
+        from gi.repository import Gio, GLib, Gtk
+
+        address, title, supported = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
+        flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
+        bus = Gio.DBusConnection.new_for_address_sync(address, flags, None, None)
+        name, root = "org.orientationd.Orientation1", "/org/orientationd/Orientation1"
+        options = GLib.Variant("(a{sv})", ({"SupportedOrientations": GLib.Variant("as", supported)},))
+        (path,) = bus.call_sync(name, root, name, "CreateClient", options, GLib.VariantType("(o)"), 0, -1, None).unpack()
+        bus.call_sync(name, path, name + ".Client", "Start", None, None, 0, -1, None)
+        window = Gtk.Window(title=title)
+        window.connect("destroy", Gtk.main_quit)
+        window.show_all()
+        GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, 15, Gtk.main_quit)
+        print("started", path, flush=True)
+        Gtk.main()
+        """
 
     /// wlr-randr lists sway's headless output but cannot configure it ("failed to apply
     /// configuration": it has no modes); follow says so and keeps running. On a real

@@ -1,0 +1,123 @@
+import Glibc
+import OrientationEngine
+
+/// What follow does to the compositor.
+struct Applier {
+    var target: FollowCommand.Target
+    var output: String
+    var tool: String
+
+    static func make(_ target: FollowCommand.Target, output: String?) -> Result<Applier, Message> {
+        switch target {
+        case .exec:
+            return .success(Applier(target: target, output: output ?? "", tool: "/bin/sh"))
+        case .sway, .wlrRandr:
+            let name = target == .sway ? "swaymsg" : "wlr-randr"
+            guard let tool = Spawn.find(name) else { return .failure(Message("\(name) not found on PATH")) }
+            // Started by the compositor's own autostart (sway's exec), follow can be
+            // faster than the compositor's IPC: ask again for up to 2 s.
+            var list = Applier(target: target, output: "", tool: tool).outputs()
+            for _ in 0..<10 where list == nil {
+                var pause = timespec(tv_sec: 0, tv_nsec: 200_000_000)
+                nanosleep(&pause, nil)
+                list = Applier(target: target, output: "", tool: tool).outputs()
+            }
+            guard let outputs = list else {
+                return .failure(Message(target == .sway
+                    ? "cannot talk to sway (is SWAYSOCK set, and sway running?)"
+                    : "wlr-randr cannot list the outputs (is WAYLAND_DISPLAY set, and the compositor running?)"))
+            }
+            if let output {
+                guard outputs.contains(output) else {
+                    return .failure(Message("no output '\(output)'; outputs: \(outputs.joined(separator: ", "))"))
+                }
+                return .success(Applier(target: target, output: output, tool: tool))
+            }
+            let panels = outputs.filter { $0.hasPrefix("eDP") || $0.hasPrefix("DSI") || $0.hasPrefix("LVDS") }
+            if panels.count == 1 { return .success(Applier(target: target, output: panels[0], tool: tool)) }
+            if outputs.count == 1 { return .success(Applier(target: target, output: outputs[0], tool: tool)) }
+            return .failure(Message("which output? choose one with --output: \(outputs.joined(separator: ", "))"))
+        }
+    }
+
+    struct Message: Error { var text: String; init(_ text: String) { self.text = text } }
+
+    /// The outputs' names; nil when the compositor cannot be asked.
+    func outputs() -> [String]? {
+        switch target {
+        case .sway:
+            guard let (status, text) = Spawn.run(tool, ["-t", "get_outputs", "-r"]), status == 0 else { return nil }
+            return SwayOutputs.names(in: text)
+        case .wlrRandr:
+            guard let (status, text) = Spawn.run(tool, []), status == 0 else { return nil }
+            return text.split(separator: "\n").compactMap { line in
+                guard let first = line.first, first != " ", first != "\t" else { return nil }
+                return line.split(separator: " ").first.map(String.init)
+            }
+        case .exec:
+            return []
+        }
+    }
+
+    /// The output's transform now (for --restore).
+    func currentTransform() -> String? {
+        switch target {
+        case .sway:
+            guard let (status, text) = Spawn.run(tool, ["-t", "get_outputs", "-r"]), status == 0 else { return nil }
+            return SwayOutputs.transform(of: output, in: text)
+        case .wlrRandr:
+            guard let (status, text) = Spawn.run(tool, ["--output", output]), status == 0 else { return nil }
+            return text.split(separator: "\n").first { $0.contains("Transform:") }?
+                .split(separator: ":").last.map { String($0.filter { $0 != " " }) }
+        case .exec:
+            return nil
+        }
+    }
+
+    /// Once at start: touch and pen follow the output (sway).
+    func prepare() {
+        guard target == .sway else { return }
+        for type in ["touch", "tablet_tool"] {
+            _ = Spawn.run(tool, ["input", "type:\(type)", "map_to_output", output])
+        }
+    }
+
+    /// Applies one orientation; false when the compositor is gone (follow then exits).
+    func apply(_ orientation: Orientation, degrees: Int) -> Bool {
+        let transform = degrees == 0 ? "normal" : String(degrees)
+        switch target {
+        case .sway:
+            return run(["output", output, "transform", transform], what: "swaymsg output \(output) transform \(transform)", fatal: true)
+        case .wlrRandr:
+            return run(["--output", output, "--transform", transform], what: "wlr-randr --output \(output) --transform \(transform)", fatal: false)
+        case .exec(let template):
+            let command = template.replacing("{orientation}", with: orientation.rawValue).replacing("{degrees}", with: String(degrees))
+            guard let (status, _) = Spawn.run("/bin/sh", ["-c", command], capture: false) else {
+                Output.error("cannot run /bin/sh for '\(command)'")
+                return true
+            }
+            if status != 0 { Output.error("'\(command)' failed with exit status \(status)") }
+            return true
+        }
+    }
+
+    func restore(_ transform: String) {
+        switch target {
+        case .sway: _ = Spawn.run(tool, ["output", output, "transform", transform])
+        case .wlrRandr: _ = Spawn.run(tool, ["--output", output, "--transform", transform])
+        case .exec: break
+        }
+    }
+
+    private func run(_ arguments: [String], what: String, fatal: Bool) -> Bool {
+        guard let (status, _) = Spawn.run(tool, arguments), status == 0 else {
+            if fatal, outputs() == nil {
+                Output.error("the compositor is gone (\(what) failed and it no longer answers): exiting")
+                return false
+            }
+            Output.error("\(what) failed")
+            return true
+        }
+        return true
+    }
+}
