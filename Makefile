@@ -10,7 +10,7 @@ SWIFT ?= swift
 FUZZ_SECONDS ?= 10
 SHELL := /bin/bash
 
-.PHONY: help run test build release score bench fuzz clean install uninstall
+.PHONY: help run test build release score bench fuzz clean install uninstall demo screenshots
 
 # make install / make uninstall (scripts/install.sh has the details; DESTDIR stages).
 PREFIX ?= /usr/local
@@ -47,6 +47,10 @@ help:
 	@echo "  make run      install missing run prerequisites (apt), build, then run the demo:"
 	@echo "                a private session bus, orientationd with the simulated sensor and"
 	@echo "                'orientationctl monitor' until Ctrl-C (everything is stopped after)"
+	@echo "  make demo     the same with the GTK 4 demo app (examples/gtk-demo) instead of the"
+	@echo "                monitor, until its window closes or Ctrl-C (needs a display)"
+	@echo "  make screenshots  the demo app under Xvfb, driven by a replay sensor through the"
+	@echo "                four orientations: a PNG per page and orientation in docs/screenshots/"
 	@echo "  make test     install missing build and test prerequisites (apt), build every"
 	@echo "                test target and run all tests (swift test), then each fuzz target 5 s"
 	@echo "  make build    debug build of orientationd and orientationctl (.build/debug)"
@@ -74,6 +78,18 @@ run:
 	scripts/prerequisites.sh run
 	$(SWIFT) build
 	scripts/demo.sh
+
+demo:
+	scripts/prerequisites.sh demo
+	$(SWIFT) build
+	$(SWIFT) build --package-path examples/gtk-demo
+	scripts/demo.sh gtk
+
+screenshots:
+	scripts/prerequisites.sh demo
+	$(SWIFT) build
+	$(SWIFT) build --package-path examples/gtk-demo
+	scripts/screenshots.sh
 
 test:
 	scripts/prerequisites.sh test

@@ -3,6 +3,10 @@
 # sensor, and `orientationctl monitor` in the foreground until Ctrl-C (or SIGTERM).
 # On exit it stops everything it started and removes its temporary directory.
 #
+#   scripts/demo.sh         the monitor (make run)
+#   scripts/demo.sh gtk     the GTK 4 demo app instead (make demo), until its window
+#                           closes or Ctrl-C
+#
 # Environment:
 #   ORIENTATIOND_BIN_DIR   where orientationd and orientationctl are
 #                          (default: .build/debug in the repository)
@@ -13,6 +17,22 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin_dir=${ORIENTATIOND_BIN_DIR:-$repo/.build/debug}
 sensor=${ORIENTATIOND_SENSOR:-simulated}
 name=org.orientationd.Orientation1
+client=${1:-monitor}
+demo_app=$repo/examples/gtk-demo/.build/debug/orientation-demo
+case "$client" in
+    monitor) ;;
+    gtk)
+        if [[ ! -x "$demo_app" ]]; then
+            echo "demo: $demo_app not found: build it first (make demo)" >&2
+            exit 1
+        fi
+        if [[ -z "${DISPLAY:-}" && -z "${WAYLAND_DISPLAY:-}" ]]; then
+            echo "demo: no display (DISPLAY or WAYLAND_DISPLAY); 'make screenshots' runs the app without one" >&2
+            exit 1
+        fi
+        ;;
+    *) echo "usage: $0 [monitor|gtk]" >&2; exit 2 ;;
+esac
 
 for tool in orientationd orientationctl; do
     if [[ ! -x "$bin_dir/$tool" ]]; then
@@ -79,7 +99,8 @@ orientationd is running on a private session bus with the $sensor sensor
 (daemon pid $daemon_pid), at:
   ADDR='$short_address'
 
-Below, 'orientationctl monitor' starts a client and prints every change; the
+Below, 'orientationctl monitor' (make run) or the demo window (make demo) starts a
+client and shows every change; the
 simulated device turns through normal, left-up, bottom-up and right-up, then lies
 face-up, and repeats. Press Ctrl-C to stop the monitor, the daemon and the bus.
 
@@ -94,7 +115,12 @@ EOF
 
 # In the background and waited for, so that SIGTERM to this script is handled at
 # once (bash runs traps only between foreground commands).
-"$bin_dir/orientationctl" --address "$address" monitor </dev/null &
+if [[ $client == gtk ]]; then
+    echo "The demo window shows the four pages; close it (or press Ctrl-C) to stop."
+    "$demo_app" --address "$address" </dev/null &
+else
+    "$bin_dir/orientationctl" --address "$address" monitor </dev/null &
+fi
 monitor_pid=$!
 set +e
 wait "$monitor_pid"

@@ -5,6 +5,8 @@
 #   scripts/prerequisites.sh test    the run set + what the tests use (umockdev,
 #                                    Debian's python3 with gi and dbus, gdbus)
 #   scripts/prerequisites.sh bench   the run set + Debian's python3 with gi and dbus
+#   scripts/prerequisites.sh demo    the run set + GTK 4 and Xvfb, for the demo app
+#                                    (examples/gtk-demo: make demo, make screenshots)
 #
 # Checks each package with dpkg-query; when something is missing it runs
 # `apt-get update` once and installs the missing packages non-interactively,
@@ -12,7 +14,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 run|test|bench" >&2
+    echo "usage: $0 run|test|bench|demo" >&2
     exit 2
 }
 
@@ -31,6 +33,9 @@ run_set=(
     # toolchain does not even start without libncurses6.
     libcurl4 libedit2 libncurses6 libsqlite3-0 libxml2 libstdc++6 libgcc-s1 zlib1g
 )
+# The demo app (examples/gtk-demo): GTK 4's headers (pkg-config gtk4), an X server
+# without a screen for make screenshots and its tests, and a font to draw with.
+demo_extra=(libgtk-4-dev xvfb fonts-dejavu-core)
 # Tests: umockdev fakes udev devices (library, typelib for Debian's python3,
 # umockdev-run/-wrapper), python3-gi and python3-dbus drive it and talk to the
 # bus, gdbus (libglib2.0-bin) is a second, independent D-Bus client.
@@ -53,6 +58,8 @@ test_extra=(
     sway wlr-randr
     # follow --focused-app: two real Wayland windows (GTK 3 through python3-gi).
     gir1.2-gtk-3.0
+    # The GTK 4 demo app under a real X server.
+    "${demo_extra[@]}"
 )
 # Benchmarks: the start-up timer listens for NameOwnerChanged from Debian's python3.
 bench_extra=(python3 python3-gi python3-dbus)
@@ -61,6 +68,7 @@ case "$1" in
     run) wanted=("${run_set[@]}") ;;
     test) wanted=("${run_set[@]}" "${test_extra[@]}") ;;
     bench) wanted=("${run_set[@]}" "${bench_extra[@]}") ;;
+    demo) wanted=("${run_set[@]}" "${demo_extra[@]}") ;;
     *) usage ;;
 esac
 

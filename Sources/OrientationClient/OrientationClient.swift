@@ -34,6 +34,8 @@ public final class OrientationClient {
     /// Which bus the daemon is on: `.system` (where it runs as a service), `.session`, or
     /// `.address("unix:path=…")`.
     public typealias Bus = Connection.Bus
+    /// What a failed call throws: the D-Bus error name and message.
+    public typealias Error = BusError
 
     /// What the app supports (CreateClient's options).
     public struct Configuration: Sendable, Equatable {
@@ -62,6 +64,8 @@ public final class OrientationClient {
         /// The manager's HasSensor and SensorName.
         public var hasSensor = false
         public var sensorName = ""
+        /// The manager's RotationLocked.
+        public var rotationLocked = false
         public init() {}
     }
 
@@ -74,6 +78,8 @@ public final class OrientationClient {
         case tiltChanged(Tilt)
         /// An accelerometer appeared or went away (the manager's HasSensor, SensorName).
         case sensorChanged(hasSensor: Bool, name: String)
+        /// The manager's RotationLocked changed.
+        case lockChanged(Bool)
         /// The daemon left the bus; the client waits for it to come back.
         case serviceLost
         /// A client object was (re-)created after the daemon (re)appeared; fresh state.
@@ -89,29 +95,49 @@ public final class OrientationClient {
     public private(set) var objectPath: String?
     public var onEvent: ((Event) -> Void)?
     private var wantsStarted = false
+    /// Created with `waitForService`: requests made while the daemon is away are kept
+    /// and carried out when it appears.
+    private let waitsForService: Bool
     /// Bumped whenever the daemon goes or comes: replies to an older attempt to attach
     /// are dropped.
     private var generation = 0
 
     /// Connects, creates the client object and reads its state. Throws when the bus or
-    /// the daemon cannot be reached or refuses the configuration.
-    public init(bus: Connection.Bus, loop: EventLoop, configuration: Configuration = .init()) throws(BusError) {
+    /// the daemon cannot be reached or refuses the configuration. With `waitForService`,
+    /// a daemon that is not on the bus yet is not an error: the client starts detached
+    /// (`isAttached` false), keeps what `start()` and `setSupported` ask for, and reports
+    /// `.attached` when the daemon appears — what an app started before the daemon (or
+    /// while it restarts) wants.
+    public init(bus: Connection.Bus, loop: EventLoop, configuration: Configuration = .init(), waitForService: Bool = false) throws(BusError) {
         connection = try Connection.open(bus)
         self.loop = loop
         self.configuration = configuration
+        waitsForService = waitForService
         try connection.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Names.busName)'")
         try connection.addMatch("type='signal',sender='\(Names.busName)',path='\(Names.managerPath)',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'")
         connection.addHandler { [weak self] message in self?.handle(message) ?? false }
-        try create()
+        do {
+            try create()
+        } catch where waitForService && Self.isAbsence(error) {
+            objectPath = nil
+        }
         connection.attach(to: loop)
     }
 
     /// The same, on a loop of the client's own, for apps with another main loop: watch
     /// `descriptor` and call `dispatch()` when it is readable.
-    public convenience init(bus: Connection.Bus, configuration: Configuration = .init()) throws(BusError) {
+    public convenience init(bus: Connection.Bus, configuration: Configuration = .init(), waitForService: Bool = false) throws(BusError) {
         let loop: EventLoop
         do { loop = try EventLoop() } catch { throw .failed("cannot create an event loop: \(error)") }
-        try self.init(bus: bus, loop: loop, configuration: configuration)
+        try self.init(bus: bus, loop: loop, configuration: configuration, waitForService: waitForService)
+    }
+
+    /// Whether the client object exists (false while the daemon is away).
+    public var isAttached: Bool { objectPath != nil }
+
+    /// The errors that say the daemon is not on the bus (rather than refusing).
+    private static func isAbsence(_ error: BusError) -> Bool {
+        ["org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner"].contains(error.name)
     }
 
     deinit { connection.close() }
@@ -128,6 +154,7 @@ public final class OrientationClient {
 
     public func start() throws(BusError) {
         wantsStarted = true
+        if objectPath == nil && waitsForService { return }
         try callClient("Start")
         try refresh()
     }
@@ -140,6 +167,11 @@ public final class OrientationClient {
 
     /// Changes the supported orientations; the interface orientation is re-evaluated.
     public func setSupported(_ supported: [Orientation], preferred: Orientation? = nil) throws(BusError) {
+        if objectPath == nil && waitsForService {
+            configuration.supported = supported
+            configuration.preferred = preferred
+            return
+        }
         try callClient("SetSupportedOrientations", [.strings(supported.map(\.rawValue)), .string(preferred?.rawValue ?? "")])
         configuration.supported = supported
         configuration.preferred = preferred
@@ -154,6 +186,23 @@ public final class OrientationClient {
     }
 
     // MARK: Manager helpers
+
+    /// Sets the manager's RotationLocked without waiting (on the system bus it may need
+    /// polkit's answer); `completion`, if given, gets nil or the daemon's error.
+    public func setRotationLocked(_ locked: Bool, completion: ((BusError?) -> Void)? = nil) {
+        guard let call = try? Message.methodCall(
+            destination: Names.busName, path: Names.managerPath, interface: Names.propertiesInterface, member: "Set",
+            arguments: [.string(Names.managerInterface), .string(ManagerProperty.rotationLocked.rawValue), .variant(.bool(locked))]) else {
+            completion?(.failed("cannot build the call"))
+            return
+        }
+        connection.callAsync(call) { result in
+            switch result {
+            case .success: completion?(nil)
+            case .failure(let error): completion?(error)
+            }
+        }
+    }
 
     /// Reads one manager property.
     public func managerProperty(_ name: String) throws(BusError) -> Value {
@@ -259,6 +308,7 @@ public final class OrientationClient {
             case ManagerProperty.tilt.rawValue: state.tilt = value.stringValue.flatMap(Tilt.init(rawValue:)) ?? .undefined
             case ManagerProperty.hasSensor.rawValue: state.hasSensor = value.boolValue ?? false
             case ManagerProperty.sensorName.rawValue: state.sensorName = value.stringValue ?? ""
+            case ManagerProperty.rotationLocked.rawValue: state.rotationLocked = value.boolValue ?? false
             default: break
             }
         }
@@ -312,6 +362,11 @@ public final class OrientationClient {
                let value = Tilt(rawValue: tilt), value != state.tilt {
                 state.tilt = value
                 onEvent?(.tiltChanged(value))
+            }
+            if let locked = entries.first(where: { $0.key == ManagerProperty.rotationLocked.rawValue })?.value.unwrappedVariant.boolValue,
+               locked != state.rotationLocked {
+                state.rotationLocked = locked
+                onEvent?(.lockChanged(locked))
             }
             let hasSensor = entries.first(where: { $0.key == ManagerProperty.hasSensor.rawValue })?.value.unwrappedVariant.boolValue
             let name = entries.first(where: { $0.key == ManagerProperty.sensorName.rawValue })?.value.unwrappedVariant.stringValue

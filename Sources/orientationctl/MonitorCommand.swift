@@ -145,6 +145,9 @@ enum MonitorCommand {
                 if !s.hasSensor { sensor(hasSensor: false, name: "") }
             case .sensorChanged(let hasSensor, let name):
                 sensor(hasSensor: hasSensor, name: name)
+            case .lockChanged:
+                // The lock shows in what it does to the orientation; `get` prints it.
+                break
             }
         }
 

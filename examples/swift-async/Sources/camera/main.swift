@@ -40,7 +40,7 @@ struct Camera {
                     rotation = state.contentRotation
                     say("content-rotation \(rotation)")
                 }
-            case .serviceLost, .tiltChanged, .sensorChanged:
+            case .serviceLost, .tiltChanged, .sensorChanged, .lockChanged:
                 break
             }
         }

@@ -1,0 +1,4 @@
+import Glibc
+import OrientationClient
+
+exit(DemoCommand.main(Array(CommandLine.arguments.dropFirst())))
