@@ -52,6 +52,39 @@ import Testing
         client.close()
     }
 
+    /// An app started before the daemon: without waitForService that is an error; with
+    /// it the client starts detached, keeps what start() and setSupported asked for, and
+    /// attaches (started, with the set) when the daemon appears. The lock is followed.
+    @Test func waitForServiceAttachesWhenTheDaemonAppears() throws {
+        let bus = try TestBus()
+        #expect(throws: OrientationClient.Error.self) { try OrientationClient(bus: .address(bus.address)) }
+        let loop = try EventLoop()
+        let client = try OrientationClient(bus: .address(bus.address), loop: loop, waitForService: true)
+        #expect(!client.isAttached)
+        var events: [OrientationClient.Event] = []
+        client.onEvent = { events.append($0) }
+        try client.start()
+        try client.setSupported([.normal, .rightUp], preferred: .rightUp)
+        let fifo = bus.directory + "/samples.fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let writer = open(fifo, O_RDWR | O_CLOEXEC)
+        defer { close(writer) }
+        _ = "0,0,-9.81,0\n".withCString { write(writer, $0, strlen($0)) }
+        let daemon = try ChildProcess(product: "orientationd", arguments: ["--address", bus.address, "--sensor", "replay:" + fifo],
+                                      directory: bus.directory)
+        #expect(loop.run(until: MonotonicClock.milliseconds() + 10_000) { !events.contains { if case .attached = $0 { true } else { false } } },
+                "\(daemon.stderr)")
+        #expect(client.isAttached && client.state.active)
+        #expect(client.state.supported == [.normal, .rightUp])
+        #expect(client.state.preferred == .rightUp)
+        #expect(client.state.deviceOrientation == .normal)
+        #expect(!client.state.rotationLocked)
+        client.setRotationLocked(true)
+        #expect(loop.run(until: MonotonicClock.milliseconds() + 10_000) { !events.contains(.lockChanged(true)) })
+        #expect(client.state.rotationLocked)
+        client.close()
+    }
+
     /// A second daemon on the same bus, its replay sensor holding `line`.
     static func restartDaemon(_ fixture: DaemonFixture, holding line: String) throws -> (ChildProcess, Int32) {
         fixture.daemon.signal(SIGTERM)
