@@ -42,28 +42,28 @@ extension ClientObject {
         ],
         properties: [
             .init(ClientProperty.supportedOrientations.rawValue, "as", doc: "The orientations the app's interface can be laid out in, in the order given.") {
-                .strings($0.options.supported.map(\.rawValue))
+                .strings(($0.record?.options.supported ?? []).map(\.rawValue))
             },
             .init(ClientProperty.preferredOrientation.rawValue, "s", doc: "The orientation used when the device orientation is not supported and the current one no longer is.") {
-                .string($0.options.preferred.rawValue)
+                .string(($0.record?.options.preferred ?? .undefined).rawValue)
             },
-            .init(ClientProperty.active.rawValue, "b", doc: "Whether the client is started.") { .bool($0.active) },
+            .init(ClientProperty.active.rawValue, "b", doc: "Whether the client is started.") { .bool($0.record?.active ?? false) },
             .init(ClientProperty.deviceOrientation.rawValue, "s", doc: """
                 The manager's Orientation as this client sees it: frozen by RotationLocked \
                 unless the client was created with FollowsLock=false. Not updated while the \
                 client is stopped.
-                """) { .string($0.device.rawValue) },
+                """) { .string(($0.record?.device ?? .undefined).rawValue) },
             .init(ClientProperty.interfaceOrientation.rawValue, "s", doc: """
                 The orientation the app's interface should be laid out in; always one of \
                 SupportedOrientations.
-                """) { .string($0.interface.rawValue) },
+                """) { .string(($0.record?.interface ?? .undefined).rawValue) },
             .init(ClientProperty.contentRotation.rawValue, "u", doc: """
                 Degrees counter-clockwise (0, 90, 180 or 270) to rotate free-standing \
                 content (icons, labels, a capture preview) inside the interface so that it \
                 stays upright: (angle(DeviceOrientation) - angle(InterfaceOrientation)) mod \
                 360, with normal 0, left-up 90, bottom-up 180, right-up 270; 0 while \
                 DeviceOrientation is undefined.
-                """) { .uint32($0.contentRotation) },
+                """) { .uint32($0.record?.contentRotation ?? 0) },
         ],
         signals: [
             .init("OrientationWillChange", [Argument("from", "s", doc: "The interface orientation before the change."),
@@ -81,7 +81,7 @@ extension ClientObject {
         guard call.sender == owner else {
             throw .accessDenied("client \(path) belongs to another connection")
         }
-        guard let service else { throw .unknownObject("client \(path) no longer exists") }
+        guard let service, record != nil else { throw .unknownObject("client \(path) no longer exists") }
         return service
     }
 }

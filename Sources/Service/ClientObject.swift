@@ -1,51 +1,21 @@
 import DBus
-import OrientationEngine
 
-/// One app's view of the device orientation: what it supports, whether it wants
-/// readings, and the interface orientation and content rotation that follow.
+/// A client object on the bus: the handle its interface table is bound to. Its state
+/// lives in the service core (read through `record`); its methods go to the adapter,
+/// which owns authorization. The core never sees it.
 final class ClientObject {
     let id: UInt64
     let path: String
-    /// Unique bus name of the owning connection: the only one allowed to call methods,
-    /// and the only recipient of this object's signals.
     let owner: String
     weak var service: OrientationService?
-    var options: ClientOptions
-    var active = false
-    var device: Orientation
-    var interface: Orientation
 
-    init(id: UInt64, owner: String, options: ClientOptions, device: Orientation) {
-        self.id = id
-        path = OrientationAPI.clientPathPrefix + String(id)
-        self.owner = owner
-        self.options = options
-        self.device = device
-        interface = InterfacePolicy.reevaluated(device: device, current: .undefined,
-                                                supported: options.supported, preferred: options.preferred)
+    init(_ record: ClientRecord, service: OrientationService) {
+        id = record.id
+        path = record.path
+        owner = record.owner
+        self.service = service
     }
 
-    var contentRotation: UInt32 { InterfacePolicy.contentRotation(device: device, interface: interface) }
-
-    /// The properties whose values differ between two states, in declaration order.
-    struct Change {
-        var willChange: (from: Orientation, to: Orientation, contentRotation: UInt32)?
-        var properties: [ClientProperty]
-    }
-
-    /// Moves to `device`/`interface` and says what must be announced.
-    func move(device newDevice: Orientation, interface newInterface: Orientation) -> Change {
-        let oldContent = contentRotation
-        let newContent = InterfacePolicy.contentRotation(device: newDevice, interface: newInterface)
-        var change = Change(willChange: nil, properties: [])
-        if newInterface != interface || newContent != oldContent {
-            change.willChange = (interface, newInterface, newContent)
-        }
-        if newDevice != device { change.properties.append(.deviceOrientation) }
-        if newInterface != interface { change.properties.append(.interfaceOrientation) }
-        if newContent != oldContent { change.properties.append(.contentRotation) }
-        device = newDevice
-        interface = newInterface
-        return change
-    }
+    /// The client as the core has it; nil once it is closed.
+    var record: ClientRecord? { service?.core.client(id) }
 }

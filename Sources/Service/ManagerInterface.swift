@@ -38,29 +38,29 @@ extension OrientationService {
             },
         ],
         properties: [
-            .init(ManagerProperty.hasSensor.rawValue, "b", doc: "Whether a display accelerometer is present and usable.") { .bool($0.hasSensor) },
-            .init(ManagerProperty.sensorName.rawValue, "s", doc: "Human-readable name of the sensor in use; \"\" when there is none.") { .string($0.sensorName) },
+            .init(ManagerProperty.hasSensor.rawValue, "b", doc: "Whether a display accelerometer is present and usable.") { .bool($0.core.hasSensor) },
+            .init(ManagerProperty.sensorName.rawValue, "s", doc: "Human-readable name of the sensor in use; \"\" when there is none.") { .string($0.core.sensorName) },
             .init(ManagerProperty.sensorBackend.rawValue, "s", doc: "How the sensor is read: iio-buffer, iio-poll, input, simulated, replay; \"\" when there is none.") {
-                .string($0.sensorKind)
+                .string($0.core.sensorKind)
             },
             .init(ManagerProperty.orientation.rawValue, "s", doc: """
                 The confirmed device orientation: undefined, normal, left-up (left edge on \
                 top), bottom-up or right-up. undefined before the first reading and while \
                 no sensor is present.
-                """) { .string($0.orientation.rawValue) },
+                """) { .string($0.core.orientation.rawValue) },
             .init(ManagerProperty.tilt.rawValue, "s", doc: """
                 Elevation of the screen normal: vertical (within 20 degrees of upright), \
                 tilted-up, tilted-down (20 to 70 degrees), face-up, face-down (beyond 70 \
                 degrees), or undefined before the first reading.
-                """) { .string($0.tilt.rawValue) },
+                """) { .string($0.core.tilt.rawValue) },
             .init(ManagerProperty.rotationLocked.rawValue, "b", doc: """
                 Read-write. While true, Orientation does not change (nor the \
                 DeviceOrientation of clients that follow the lock). Setting it to false \
                 applies the current orientation at once.
-                """, get: { .bool($0.rotationLocked) }, deferrableSet: { service, value, call throws(BusError) in
+                """, get: { .bool($0.core.rotationLocked) }, deferrableSet: { service, value, call throws(BusError) in
                     service.requestRotationLocked(value.boolValue ?? false, call)
                 }),
-            .init(ManagerProperty.activeClients.rawValue, "u", doc: "Number of started clients.") { .uint32(UInt32($0.activeClients)) },
+            .init(ManagerProperty.activeClients.rawValue, "u", doc: "Number of started clients.") { .uint32(UInt32($0.core.activeClients)) },
         ],
         signals: [
             .init("OrientationWillChange", [Argument("from", "s", doc: "The orientation before the change."),

@@ -18,18 +18,14 @@ final class SensorProxyFacade {
     static let interface = "net.hadess.SensorProxy"
     static let compassInterface = "net.hadess.SensorProxy.Compass"
 
-    weak var service: OrientationService?
-    /// Unique names of the connections holding an accelerometer claim.
-    private(set) var claimers: Set<String> = []
+    /// The adapter, for claims (they need polkit); the facade's state is the core's.
+    private weak var service: OrientationService?
 
     init(service: OrientationService) { self.service = service }
 
-    var hasAccelerometer: Bool { service?.hasSensor ?? false }
-    var orientation: Orientation { service?.orientation ?? .undefined }
-    var tilt: Tilt { service?.tilt ?? .undefined }
-
-    func addClaim(_ owner: String) -> Bool { claimers.insert(owner).inserted }
-    func removeClaim(_ owner: String) -> Bool { claimers.remove(owner) != nil }
+    var hasAccelerometer: Bool { service?.core.hasSensor ?? false }
+    var orientation: Orientation { service?.core.orientation ?? .undefined }
+    var tilt: Tilt { service?.core.tilt ?? .undefined }
 
     /// Does nothing, successfully: the sensors this facade does not have.
     private static func inert(_ name: String, doc: String) -> InterfaceTable<SensorProxyFacade>.Method {

@@ -1,0 +1,347 @@
+import OrientationEngine
+import Sensors
+
+/// The service without a bus: the client registry, per-owner limits, the sensor claim,
+/// the engine, the lock, compatibility claims and the processes behind owners. It takes
+/// events and returns what must be announced, in the contract's order, with the values
+/// and destinations; `OrientationService` is the thin adapter that sends them, as
+/// `InterfacePolicy` and iio-sensor-proxy's `orientation_calc` are pure cores of their
+/// own. Nothing here talks to D-Bus, reads a clock or blocks; time comes in with the
+/// events (`deadlineReached(nowMs:)`).
+public final class ServiceCore {
+    public static let maxClientsPerConnection = 64
+    public static let maxClients = 4096
+
+    /// Where announcements caused by the sensor go (its samples arrive on their own,
+    /// not as answers to a call): the adapter sends them. Called after every sample, with
+    /// nothing to say too, since `engineDeadlineMs` may have moved.
+    public var onSensorEmissions: (([Emission]) -> Void)?
+
+    private var sensor: SensorBackend?
+    private var engine: OrientationEngine
+    private var sensorRunning = false
+    /// Whether the current sensor's wrong scale was reported (once per sensor).
+    private var scaleWarned = false
+
+    public private(set) var orientation: Orientation = .undefined
+    public private(set) var tilt: Tilt = .undefined
+    public private(set) var rotationLocked = false
+    /// The engine's confirmed orientation, lock or not: what clients with
+    /// FollowsLock=false see.
+    private var sensorOrientation: Orientation = .undefined
+
+    // Clients by number; numbers only grow, so ascending order is creation order.
+    private var clients: [UInt64: ClientRecord] = [:]
+    private var clientCountByOwner: [String: Int] = [:]
+    private var nextClientID: UInt64 = 1
+    public private(set) var activeClients = 0
+
+    /// iio-sensor-proxy's claims (`--sensor-proxy-compat`): nil when the facade is off.
+    public private(set) var compatClaimers: Set<String>?
+    /// The process behind each owner asked about so far; an entry goes with its owner.
+    private var processByOwner: [String: UInt32] = [:]
+
+    public init(sensor: SensorBackend?, tunables: EngineTunables, sensorProxyCompat: Bool = false) {
+        self.sensor = sensor
+        engine = OrientationEngine(tunables: tunables)
+        compatClaimers = sensorProxyCompat ? [] : nil
+    }
+
+    // MARK: What the properties say
+
+    public var hasSensor: Bool { sensor != nil }
+    public var sensorName: String { sensor?.name ?? "" }
+    public var sensorKind: String { sensor?.kind.rawValue ?? "" }
+    public var tunables: EngineTunables { engine.tunables }
+
+    public var manager: ManagerValues {
+        ManagerValues(orientation: orientation, tilt: tilt, rotationLocked: rotationLocked, activeClients: activeClients,
+                      hasSensor: hasSensor, sensorName: sensorName, sensorBackend: sensorKind)
+    }
+
+    public func client(_ id: UInt64) -> ClientRecord? { clients[id] }
+
+    /// Every client, in creation order.
+    public var allClients: [ClientRecord] { clients.keys.sorted().compactMap { clients[$0] } }
+
+    /// When the engine's pending decision completes without another sample (monotonic
+    /// ms); nil while nothing is pending or the sensor is not read. The adapter arms a
+    /// timer for it and calls `deadlineReached(nowMs:)`.
+    public var engineDeadlineMs: Int64? { sensorRunning ? engine.nextDeadlineMs : nil }
+
+    /// The sensor is read while a client is started or a compatibility claim is held.
+    private var sensorWanted: Bool { activeClients > 0 || !(compatClaimers?.isEmpty ?? true) }
+
+    // MARK: Clients
+
+    public struct LimitExceeded: Error, Equatable { public var message: String }
+
+    /// A new client owned by `owner`, stopped, its interface orientation evaluated.
+    public func createClient(owner: String, options: ClientOptions) throws(LimitExceeded) -> ClientRecord {
+        guard clients.count < Self.maxClients else {
+            throw LimitExceeded(message: "the daemon already has \(Self.maxClients) clients")
+        }
+        let owned = clientCountByOwner[owner, default: 0]
+        guard owned < Self.maxClientsPerConnection else {
+            throw LimitExceeded(message: "a connection may own at most \(Self.maxClientsPerConnection) clients; close one first")
+        }
+        let client = ClientRecord(id: nextClientID, owner: owner, options: options, device: view(for: options.followsLock))
+        nextClientID += 1
+        clients[client.id] = client
+        clientCountByOwner[owner] = owned + 1
+        return client
+    }
+
+    public func start(_ id: UInt64) -> [Emission] {
+        guard let client = clients[id], !client.active else { return [] }
+        var out: [Emission] = []
+        if !sensorWanted { out += claimSensor() }
+        clients[id]?.active = true
+        activeClients += 1
+        let device = view(for: client.options.followsLock)
+        let interface = InterfacePolicy.reevaluated(device: device, current: client.interface,
+                                                    supported: client.options.supported, preferred: client.options.preferred)
+        out += move(id, device: device, interface: interface, extra: [.active])
+        out += managerChanged([.activeClients])
+        return out
+    }
+
+    public func stop(_ id: UInt64) -> [Emission] {
+        guard let client = clients[id], client.active else { return [] }
+        clients[id]?.active = false
+        activeClients -= 1
+        var out: [Emission] = []
+        if !sensorWanted { releaseSensor() }
+        if let record = clients[id] { out.append(.clientChanged(record.address, [.active], record)) }
+        out += managerChanged([.activeClients])
+        _ = client
+        return out
+    }
+
+    /// SetSupportedOrientations, validated by the caller.
+    public func setSupported(_ id: UInt64, _ supported: [Orientation], preferred: Orientation) -> [Emission] {
+        guard let client = clients[id] else { return [] }
+        var names: [ClientProperty] = []
+        if supported != client.options.supported { names.append(.supportedOrientations) }
+        if preferred != client.options.preferred { names.append(.preferredOrientation) }
+        clients[id]?.options.supported = supported
+        clients[id]?.options.preferred = preferred
+        // A stopped client keeps its last device orientation; a started one sees the current.
+        let device = client.active ? view(for: client.options.followsLock) : client.device
+        let interface = InterfacePolicy.reevaluated(device: device, current: client.interface, supported: supported, preferred: preferred)
+        return move(id, device: device, interface: interface, extra: names)
+    }
+
+    /// Close (or the owner gone): the client stops and is removed.
+    public func close(_ id: UInt64) -> [Emission] {
+        guard let client = clients[id] else { return [] }
+        var out: [Emission] = []
+        if client.active {
+            clients[id]?.active = false
+            activeClients -= 1
+            if !sensorWanted { releaseSensor() }
+            out += managerChanged([.activeClients])
+        }
+        clients[id] = nil
+        let remaining = clientCountByOwner[client.owner, default: 1] - 1
+        clientCountByOwner[client.owner] = remaining > 0 ? remaining : nil
+        return out
+    }
+
+    /// An owner left the bus: its clients (returned, in creation order) are closed and
+    /// its compatibility claim released.
+    public func ownerVanished(_ owner: String) -> (closed: [ClientRecord], emissions: [Emission]) {
+        processByOwner[owner] = nil
+        var out = releaseCompatClaim(owner)
+        guard clientCountByOwner[owner] != nil else { return ([], out) }
+        let owned = allClients.filter { $0.owner == owner }
+        for client in owned { out += close(client.id) }
+        return (owned, out)
+    }
+
+    // MARK: Processes
+
+    /// The owners of started clients whose process is not known yet.
+    public var ownersWithoutProcess: Set<String> {
+        Set(clients.values.filter(\.active).map(\.owner)).filter { processByOwner[$0] == nil }
+    }
+
+    /// What the bus said about an owner's process (GetConnectionUnixProcessID).
+    public func recordProcess(_ pid: UInt32, of owner: String) {
+        guard clientCountByOwner[owner] != nil || compatClaimers?.contains(owner) == true else { return }
+        processByOwner[owner] = pid
+    }
+
+    /// ClientsForProcess: the started clients of `pid`, in creation order.
+    public func startedClients(ofProcess pid: UInt32) -> [ClientRecord] {
+        allClients.filter { $0.active && processByOwner[$0.owner] == pid }
+    }
+
+    // MARK: Lock and compatibility claims
+
+    public func setRotationLocked(_ locked: Bool) -> [Emission] {
+        guard locked != rotationLocked else { return [] }
+        rotationLocked = locked
+        var out = managerChanged([.rotationLocked])
+        if !locked { out += applyEngineState() }
+        return out
+    }
+
+    /// ClaimAccelerometer: readings are current when it returns.
+    public func addCompatClaim(_ owner: String) -> [Emission] {
+        guard compatClaimers != nil else { return [] }
+        let wasWanted = sensorWanted
+        guard compatClaimers?.insert(owner).inserted == true else { return [] }
+        return wasWanted ? [] : claimSensor()
+    }
+
+    public func releaseCompatClaim(_ owner: String) -> [Emission] {
+        guard compatClaimers?.remove(owner) != nil else { return [] }
+        if !sensorWanted { releaseSensor() }
+        return []
+    }
+
+    // MARK: Sensor
+
+    /// Puts `newSensor` in place of the current one (nil: none). Losing the sensor makes
+    /// Orientation (and every client's device orientation) undefined; a new sensor is
+    /// claimed at once while someone wants readings, and its first reading applies.
+    public func replaceSensor(_ newSensor: SensorBackend?) -> [Emission] {
+        if let sensor, let newSensor, sensor === newSensor { return [] }
+        releaseSensor()
+        let before = (hasSensor, sensorName, sensorKind)
+        sensor = newSensor
+        scaleWarned = false
+        var names: [ManagerProperty] = []
+        if before.0 != hasSensor { names.append(.hasSensor) }
+        if before.1 != sensorName { names.append(.sensorName) }
+        if before.2 != sensorKind { names.append(.sensorBackend) }
+        var out = managerChanged(names)
+        if names.contains(.hasSensor), compatClaimers != nil { out.append(.compatChanged([.hasAccelerometer], destination: nil)) }
+        if newSensor == nil {
+            engine.reset()
+            sensorOrientation = .undefined
+            out += publish(orientation: .undefined, tilt: .undefined)
+        }
+        if sensorWanted { out += claimSensor() }
+        return out
+    }
+
+    /// A fresh start of the same sensor while someone wants readings (resume, reload).
+    public func rearmSensor() -> [Emission] {
+        guard sensorWanted else { return [] }
+        releaseSensor()
+        return claimSensor()
+    }
+
+    /// New engine tunables: a fresh engine, fed at once from a fresh reading. Clients stay.
+    public func setTunables(_ tunables: EngineTunables) -> [Emission] {
+        guard tunables != engine.tunables else { return [] }
+        engine = OrientationEngine(tunables: tunables)
+        return rearmSensor()
+    }
+
+    /// Stops reading the sensor (at exit: an IIO buffer left enabled keeps streaming).
+    public func shutdown() { releaseSensor() }
+
+    /// A sample from the sensor.
+    public func sample(_ sample: Sample) -> [Emission] {
+        guard sensorWanted, sensorRunning else { return [] }
+        var out = engine.feed(sample) ? applyEngineState() : []
+        if !scaleWarned, let warning = engine.scaleWarning {
+            scaleWarned = true
+            out.append(.warning("\(sensor?.name ?? "sensor"): \(warning)"))
+        }
+        return out
+    }
+
+    /// The engine's deadline passed without a new sample: the sensor's reading still
+    /// holds (event-driven sensors are silent while nothing changes), stamped `nowMs`.
+    /// A sensor with no reading to give (suppressed, gone) gives nothing.
+    public func deadlineReached(nowMs: Int64) -> [Emission] {
+        guard sensorRunning, sensorWanted, var sample = sensor?.currentSample() else { return [] }
+        sample.timeMs = max(sample.timeMs, nowMs)
+        return engine.feed(sample) ? applyEngineState() : []
+    }
+
+    private func claimSensor() -> [Emission] {
+        guard let sensor, !sensorRunning else { return [] }
+        engine.reset()
+        do {
+            try sensor.start { [weak self] sample in
+                guard let self else { return }
+                // Even when there is nothing to say: the engine's deadline may have moved.
+                self.onSensorEmissions?(self.sample(sample))
+            }
+            sensorRunning = true
+        } catch {
+            return [.warning("cannot start \(sensor.name): \(error)")]
+        }
+        // The fresh reading: Start returns with current properties.
+        guard let sample = sensor.currentSample() else { return [] }
+        engine.feed(sample)
+        return applyEngineState()
+    }
+
+    private func releaseSensor() {
+        guard sensorRunning else { return }
+        sensor?.stop()
+        sensorRunning = false
+    }
+
+    // MARK: Publishing
+
+    /// The device orientation a client sees.
+    private func view(for followsLock: Bool) -> Orientation { followsLock ? orientation : sensorOrientation }
+
+    /// The engine's state: the manager first (will-change, then PropertiesChanged), then
+    /// each started client (will-change, then PropertiesChanged), in creation order.
+    private func applyEngineState() -> [Emission] {
+        // Flat or unknown keeps the last orientation.
+        if engine.orientation != .undefined { sensorOrientation = engine.orientation }
+        let newTilt = engine.tilt == .undefined ? tilt : engine.tilt
+        return publish(orientation: rotationLocked ? orientation : sensorOrientation, tilt: newTilt)
+    }
+
+    private func publish(orientation newOrientation: Orientation, tilt newTilt: Tilt) -> [Emission] {
+        var out: [Emission] = []
+        var names: [ManagerProperty] = []
+        if newOrientation != orientation {
+            out.append(.managerWillChange(from: orientation, to: newOrientation))
+            orientation = newOrientation
+            names.append(.orientation)
+        }
+        if newTilt != tilt {
+            tilt = newTilt
+            names.append(.tilt)
+        }
+        out += managerChanged(names)
+        if let claimers = compatClaimers, !names.isEmpty {
+            let compatNames: [CompatProperty] = names.map { $0 == .orientation ? .accelerometerOrientation : .accelerometerTilt }
+            for claimer in claimers.sorted() { out.append(.compatChanged(compatNames, destination: claimer)) }
+        }
+        for client in allClients where client.active {
+            let device = view(for: client.options.followsLock)
+            guard device != client.device else { continue }
+            let interface = InterfacePolicy.afterDeviceChange(to: device, current: client.interface, supported: client.options.supported)
+            out += move(client.id, device: device, interface: interface)
+        }
+        return out
+    }
+
+    /// Moves a client and says it: will-change first, then PropertiesChanged.
+    private func move(_ id: UInt64, device: Orientation, interface: Orientation, extra: [ClientProperty] = []) -> [Emission] {
+        guard let change = clients[id]?.move(device: device, interface: interface), let record = clients[id] else { return [] }
+        var out: [Emission] = []
+        if let will = change.willChange {
+            out.append(.clientWillChange(record.address, from: will.from, to: will.to, contentRotation: will.contentRotation))
+        }
+        let names = extra + change.properties
+        if !names.isEmpty { out.append(.clientChanged(record.address, names, record)) }
+        return out
+    }
+
+    private func managerChanged(_ names: [ManagerProperty]) -> [Emission] {
+        names.isEmpty ? [] : [.managerChanged(names, manager)]
+    }
+}
