@@ -48,7 +48,7 @@ let package = Package(
         .testTarget(name: "OrientationEngineTests", dependencies: ["OrientationEngine"], swiftSettings: strict),
         .testTarget(name: "PosixTests", dependencies: ["Posix"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "Posix"], swiftSettings: strict),
-        .testTarget(name: "ServiceTests", dependencies: ["Service", "DBus", "OrientationEngine"], swiftSettings: strict),
+        .testTarget(name: "ServiceTests", dependencies: ["Service", "DBus", "OrientationEngine", "Sensors"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["DBus", "Posix", "OrientationEngine", "OrientationClient"],
