@@ -97,7 +97,7 @@ public final class Connection {
     /// Without an event loop: reads, writes and dispatches until `condition` is false or
     /// `deadlineMs` (monotonic) passes. Returns whether the condition was met.
     @discardableResult
-    public func process(untilMs deadlineMs: Int64, while condition: () -> Bool) -> Bool {
+    @_spi(Testing) public func process(untilMs deadlineMs: Int64, while condition: () -> Bool) -> Bool {
         while condition() {
             let left = deadlineMs - MonotonicClock.milliseconds()
             if left <= 0 || !isConnected { return !condition() }
@@ -108,7 +108,7 @@ public final class Connection {
 
     /// Without an event loop: runs the handlers for every message already received
     /// (for instance signals that arrived while a blocking `call` waited for its reply).
-    public func dispatchQueued() {
+    @_spi(Testing) public func dispatchQueued() {
         guard !closed else { return }
         while dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS {}
     }

@@ -26,7 +26,7 @@ public final class ObjectTree {
 
     public func unexport(path: String) { objects[path] = nil }
 
-    public func isExported(_ path: String) -> Bool { objects[path] != nil }
+    @_spi(Testing) public func isExported(_ path: String) -> Bool { objects[path] != nil }
 
     // MARK: Emitting
 

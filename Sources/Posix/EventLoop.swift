@@ -113,7 +113,7 @@ public final class EventLoop {
 
     /// Runs the loop until `condition` holds or `deadlineMs` (monotonic) passes, for
     /// clients and tests that wait for something with a deadline. Returns the condition.
-    public func run(until deadlineMs: Int64, while condition: () -> Bool) -> Bool {
+    @_spi(Testing) public func run(until deadlineMs: Int64, while condition: () -> Bool) -> Bool {
         var events = [epoll_event](repeating: epoll_event(), count: 32)
         while condition() {
             runPosted()

@@ -7,6 +7,8 @@ import Glibc
 /// The timer unregisters and closes itself when released.
 public final class Timer {
     private let descriptor: FileDescriptor
+    /// The timerfd, for tests that check it is closed with the timer.
+    @_spi(Testing) public var descriptorNumber: Int32 { descriptor.rawValue }
     private weak var loop: EventLoop?
     public private(set) var isArmed = false
 

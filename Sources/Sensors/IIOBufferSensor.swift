@@ -150,12 +150,9 @@ public final class IIOBufferSensor: SensorBackend {
             brokenBuffer("cannot read \(devnode): \(error)")
             throw SensorError("\(name): cannot read \(devnode): \(error)")
         }
+        // Without raw attributes there is no reading until the first frame; the service
+        // holds Start's reply for it (without blocking the loop).
         node = fd
-        if latest == nil {
-            // No attributes to read: wait briefly for the first frame.
-            var pfd = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
-            if poll(&pfd, 1, 200) == 1 { drain() }
-        }
         do {
             if silenceTimer == nil {
                 silenceTimer = try Posix.Timer(loop: environment.loop) { [weak self] in self?.silent() }

@@ -25,6 +25,12 @@ public final class OrientationService {
     /// The bus handles of the exported objects (the object tree binds them weakly).
     private var clientObjects: [UInt64: ClientObject] = [:]
     private var facade: SensorProxyFacade?
+    /// Start and ClaimAccelerometer replies held until the sensor's first reading, so
+    /// that they return with current properties without the loop ever blocking; a
+    /// timer bounds the wait.
+    private var repliesAwaitingReading: [MethodCall] = []
+    private var firstReadingTimer: Timer?
+    static let firstReadingWaitMs: Int64 = 200
 
     public init(connection: Connection, loop: EventLoop, sensor: SensorBackend?, tunables: EngineTunables,
                 authorizer: Authorizer, sensorProxyCompat: Bool = false, logger: Logger) {
@@ -33,11 +39,16 @@ public final class OrientationService {
         core = ServiceCore(sensor: sensor, tunables: tunables, sensorProxyCompat: sensorProxyCompat)
         self.authorizer = authorizer
         self.logger = logger
-        core.onSensorEmissions = { [weak self] emissions in self?.send(emissions) }
+        core.onSensorEmissions = { [weak self] emissions in
+            guard let self else { return }
+            self.send(emissions)
+            if !self.core.awaitingFirstReading { self.releaseHeldReplies() }
+        }
         do {
             deadlineTimer = try Timer(loop: loop) { [weak self] in self?.engineDeadlineReached() }
+            firstReadingTimer = try Timer(loop: loop) { [weak self] in self?.releaseHeldReplies() }
         } catch {
-            logger.warning("cannot create the settle timer (\(error)): a silent sensor settles only on its next event")
+            logger.warning("cannot create the service's timers (\(error)): a silent sensor settles only on its next event")
         }
     }
 
@@ -129,9 +140,25 @@ public final class OrientationService {
             if let error { return call.fail(error) }
             guard let self, let client, client.record != nil else { return call.fail(.unknownObject("the client was closed")) }
             self.send(self.core.start(client.id))
-            call.reply([])
+            self.replyWithReading(call)
         }
         return .later
+    }
+
+    /// Replies now, or once the sensor has given its first reading (at most
+    /// `firstReadingWaitMs` later).
+    private func replyWithReading(_ call: MethodCall) {
+        guard core.awaitingFirstReading, let firstReadingTimer else { return call.reply([]) }
+        if repliesAwaitingReading.isEmpty { firstReadingTimer.arm(afterMs: Self.firstReadingWaitMs) }
+        repliesAwaitingReading.append(call)
+    }
+
+    private func releaseHeldReplies() {
+        guard !repliesAwaitingReading.isEmpty else { return }
+        firstReadingTimer?.disarm()
+        let held = repliesAwaitingReading
+        repliesAwaitingReading = []
+        for call in held { call.reply([]) }
     }
 
     func stop(_ client: ClientObject) { send(core.stop(client.id)) }
@@ -247,7 +274,7 @@ public final class OrientationService {
                 self.logger.debug("\(call.sender) claimed the accelerometer (net.hadess.SensorProxy)")
             }
             self.send(self.core.addCompatClaim(call.sender))
-            call.reply([])
+            self.replyWithReading(call)
         }
         return .later
     }

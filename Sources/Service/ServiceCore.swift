@@ -69,6 +69,10 @@ public final class ServiceCore {
     /// timer for it and calls `deadlineReached(nowMs:)`.
     public var engineDeadlineMs: Int64? { sensorRunning ? engine.nextDeadlineMs : nil }
 
+    /// The sensor is being read but has given nothing yet (an IIO buffer without raw
+    /// attributes, before its first frame): the adapter holds Start's reply for it.
+    public var awaitingFirstReading: Bool { sensorRunning && sensor?.currentSample() == nil }
+
     /// The sensor is read while a client is started or a compatibility claim is held.
     private var sensorWanted: Bool { activeClients > 0 || !(compatClaimers?.isEmpty ?? true) }
 

@@ -8,10 +8,10 @@ import OrientationAPI
 // connections; then writes the samples of a rotation into the FIFO R times and
 // measures, for each rotation, the time from the write to the arrival of every
 // client's OrientationWillChange and PropertiesChanged. Prints figures; asserts nothing.
-import DBus
+@_spi(Testing) import DBus
 import Foundation
 import Glibc
-import Posix
+@_spi(Testing) import Posix
 
 struct Options {
     var connections = 50

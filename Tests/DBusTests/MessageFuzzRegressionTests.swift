@@ -1,6 +1,6 @@
 import CDBus
 import Testing
-@testable import DBus
+@_spi(Testing) @testable import DBus
 
 /// Inputs that fuzz/targets/dbus_message.swift found (scripts/fuzz.sh dbus_message).
 @Suite struct MessageFuzzRegressionTests {

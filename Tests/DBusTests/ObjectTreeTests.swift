@@ -1,8 +1,8 @@
 import Foundation
 import Glibc
-import Posix
+@_spi(Testing) import Posix
 import Testing
-@testable import DBus
+@_spi(Testing) @testable import DBus
 
 // ObjectTree and Connection on a real private dbus-daemon. The exporting connection and
 // the calling connections share one EventLoop on the test's thread (callAsync + run

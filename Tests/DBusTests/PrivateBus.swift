@@ -1,8 +1,8 @@
 import Foundation
 import Glibc
-import Posix
+@_spi(Testing) import Posix
 import Testing
-@testable import DBus
+@_spi(Testing) @testable import DBus
 
 /// A private dbus-daemon listening on a socket in a temporary directory, killed with
 /// SIGKILL (and its directory removed) by `stop()`.

@@ -2,7 +2,7 @@ import CDBus
 import Glibc
 import Posix
 import Testing
-@testable import DBus
+@_spi(Testing) @testable import DBus
 
 let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
 

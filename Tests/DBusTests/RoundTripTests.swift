@@ -2,7 +2,7 @@ import CDBus
 import Glibc
 import Posix
 import Testing
-@testable import DBus
+@_spi(Testing) @testable import DBus
 
 // Round trips through libdbus: values are appended to a real message by MessageWriter,
 // read back by MessageReader, and (in the `wire` variants) serialised to the D-Bus wire

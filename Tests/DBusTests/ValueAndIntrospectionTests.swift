@@ -1,5 +1,5 @@
 import Testing
-@testable import DBus
+@_spi(Testing) @testable import DBus
 
 @Suite struct ValueHelperTests {
     @Test func signatures() {

@@ -1,7 +1,7 @@
-import DBus
+@_spi(Testing) import DBus
 import Foundation
 import Glibc
-import Posix
+@_spi(Testing) import Posix
 import Testing
 
 /// The project's bus policy files on a private bus configured like the system bus

@@ -1,9 +1,9 @@
-import DBus
+@_spi(Testing) import DBus
 import Foundation
 import Glibc
 import OrientationClient
 import OrientationEngine
-import Posix
+@_spi(Testing) import Posix
 import Testing
 
 /// The Swift client library against the real daemon, including a daemon restart.

@@ -1,4 +1,4 @@
-import DBus
+@_spi(Testing) import DBus
 import Foundation
 import Testing
 
@@ -64,6 +64,30 @@ import Testing
         let peer = try fixture.start()
         _ = try SensorPollTests.startClient(peer)
         #expect(try peer.managerProperty("Orientation") == .string("left-up"))
+    }
+
+    /// Without raw attributes the first reading is the first frame: Start's reply waits
+    /// for it (the loop never blocks), and returns anyway when none comes.
+    @Test func startWithoutAttributesWaitsForTheFirstFrameOrTheTimeout() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioBuffer())
+        let peer = try fixture.start()
+        try fixture.testbed.writeNode(Self.node, FakeDevice.frameS16(FakeDevice.raw("left-up")))
+        let first = try peer.createClient()
+        let reply = try peer.connection.call(try Message.methodCall(destination: Peer.service, path: first, interface: Peer.clientInterface,
+                                                                    member: "Start"), timeoutMs: 10_000)
+        #expect(try peer.managerProperty("Orientation") == .string("left-up"), "stderr:\n\(fixture.stderr)")
+        // The daemon sent the orientation's PropertiesChanged before the reply to Start.
+        peer.connection.dispatchQueued()
+        let changed = peer.signals.first { $0.member == "PropertiesChanged" && peer.summary($0).contains("Orientation=left-up") }
+        #expect(changed != nil && changed!.serial < reply.serial, "\(peer.signalSummaries())")
+        // No frame at all: Start still returns, with the orientation not yet known.
+        let second = try SensorDaemonFixture()
+        try second.testbed.add(FakeDevice.iioBuffer())
+        let quiet = try second.start()
+        _ = try SensorPollTests.startClient(quiet)
+        #expect(try quiet.managerProperty("Orientation") == .string("undefined"))
+        #expect(try quiet.managerProperty("HasSensor") == .bool(true))
     }
 
     @Test func brokenScanTypeFallsBackToPolling() throws {

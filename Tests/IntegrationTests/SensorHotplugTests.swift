@@ -1,4 +1,4 @@
-import DBus
+@_spi(Testing) import DBus
 import Foundation
 import Testing
 

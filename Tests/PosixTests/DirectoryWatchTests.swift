@@ -1,6 +1,6 @@
 import Glibc
 import Testing
-@testable import Posix
+@_spi(Testing) @testable import Posix
 
 @Suite struct DirectoryWatchTests {
     /// A file replaced by rename (what umockdev's set_attribute and GLib's

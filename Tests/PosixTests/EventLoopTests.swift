@@ -1,6 +1,6 @@
 import Glibc
 import Testing
-@testable import Posix
+@_spi(Testing) @testable import Posix
 
 // Every test creates its loop and uses it on the test's own thread (synchronous tests
 // never hop threads), as EventLoop requires. Every wait is bounded by a deadline.

@@ -1,6 +1,6 @@
 import Glibc
 import Testing
-@testable import Posix
+@_spi(Testing) @testable import Posix
 
 @Suite struct SignalTests {
     /// `handleSignals` blocks the signal for the calling thread only (signal masks are per

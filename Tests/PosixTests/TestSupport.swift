@@ -1,5 +1,5 @@
 import Glibc
-@testable import Posix
+@_spi(Testing) @testable import Posix
 
 /// A fresh temporary directory, removed (with its plain files and FIFOs) by `remove()`.
 struct TemporaryDirectory {
@@ -45,10 +45,5 @@ func drain(_ fd: FileDescriptor) -> [UInt8] {
     return result
 }
 
-/// The descriptor number a Timer owns, found by reflection (it is private on purpose).
-func descriptorNumber(of timer: Posix.Timer) -> Int32? {
-    for child in Mirror(reflecting: timer).children where child.label == "descriptor" {
-        return (child.value as? FileDescriptor)?.rawValue
-    }
-    return nil
-}
+/// The descriptor number a Timer owns.
+func descriptorNumber(of timer: Posix.Timer) -> Int32? { timer.descriptorNumber }

@@ -1,6 +1,6 @@
 import Glibc
 import Testing
-@testable import Posix
+@_spi(Testing) @testable import Posix
 
 @Suite struct TimerTests {
     @Test func oneShotFiresOnceAfterItsDelay() throws {

@@ -1,6 +1,6 @@
-import DBus
+@_spi(Testing) import DBus
 import Foundation
-import Posix
+@_spi(Testing) import Posix
 
 /// A bus connection used by a test: makes calls and records every signal it receives.
 final class Peer {
