@@ -2,6 +2,9 @@
 /// client library, orientationctl and the benchmarks all take them from here.
 public enum OrientationAPI {
     /// The well-known bus name the daemon owns.
+    /// The release: `--version` of both programs, and the package's.
+    public static let version = "0.1.0"
+
     public static let busName = "org.orientationd.Orientation1"
     /// The manager object.
     public static let managerPath = "/org/orientationd/Orientation1"

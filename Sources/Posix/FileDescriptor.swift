@@ -7,11 +7,26 @@ import Glibc
 /// handlers without anyone closing it twice.
 public final class FileDescriptor {
     public private(set) var rawValue: Int32
+    private let owned: Bool
 
     /// Takes ownership of `rawValue`.
-    public init(owning rawValue: Int32) { self.rawValue = rawValue }
+    public init(owning rawValue: Int32) {
+        self.rawValue = rawValue
+        owned = true
+    }
 
-    deinit { if rawValue >= 0 { _ = system_close(rawValue) } }
+    /// Uses `rawValue` without owning it: never closed by this object (the standard
+    /// streams).
+    public init(borrowing rawValue: Int32) {
+        self.rawValue = rawValue
+        owned = false
+    }
+
+    deinit { if owned, rawValue >= 0 { _ = system_close(rawValue) } }
+
+    public static var standardInput: FileDescriptor { FileDescriptor(borrowing: 0) }
+    public static var standardOutput: FileDescriptor { FileDescriptor(borrowing: 1) }
+    public static var standardError: FileDescriptor { FileDescriptor(borrowing: 2) }
 
     public var isOpen: Bool { rawValue >= 0 }
 
@@ -38,8 +53,18 @@ public final class FileDescriptor {
     }
 
     public func close() {
-        if rawValue >= 0 { _ = system_close(rawValue) }
+        if owned, rawValue >= 0 { _ = system_close(rawValue) }
         rawValue = -1
+    }
+
+    /// A close-on-exec duplicate, owned.
+    public func duplicate() throws(Errno) -> FileDescriptor {
+        FileDescriptor(owning: try system_dup(rawValue).get())
+    }
+
+    /// How many names the open file still has (0: it was unlinked or replaced).
+    public func linkCount() throws(Errno) -> Int {
+        Int(try system_fstat(rawValue).get().st_nlink)
     }
 
     public func setNonBlocking() throws(Errno) { try system_fcntl_setNonBlocking(rawValue).get() }

@@ -32,7 +32,10 @@ public enum FileSystem {
     public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
     public static func isFIFO(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO
+        guard case .success(let info) = system_stat(path) else { return false }
+        return (info.st_mode & S_IFMT) == S_IFIFO
     }
+
+    /// The names in a directory (without "." and ".."), sorted.
+    public static func list(_ path: String) throws(Errno) -> [String] { try system_list(path).get().sorted() }
 }

@@ -93,6 +93,32 @@ func system_pipe() -> Result<(Int32, Int32), Errno> {
     return pipe2(&fds, O_CLOEXEC) < 0 ? .failure(.current) : .success((fds[0], fds[1]))
 }
 
+func system_dup(_ fd: Int32) -> Result<Int32, Errno> {
+    valueOrErrno(fcntl(fd, F_DUPFD_CLOEXEC, 0))
+}
+
+func system_fstat(_ fd: Int32) -> Result<stat, Errno> {
+    var info = stat()
+    return fstat(fd, &info) < 0 ? .failure(.current) : .success(info)
+}
+
+func system_stat(_ path: String) -> Result<stat, Errno> {
+    var info = stat()
+    return stat(path, &info) < 0 ? .failure(.current) : .success(info)
+}
+
+/// The names in a directory, without "." and "..".
+func system_list(_ path: String) -> Result<[String], Errno> {
+    guard let directory = opendir(path) else { return .failure(.current) }
+    defer { closedir(directory) }
+    var names: [String] = []
+    while let entry = readdir(directory) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+        if name != ".", name != ".." { names.append(name) }
+    }
+    return .success(names)
+}
+
 func system_fcntl_setNonBlocking(_ fd: Int32) -> Result<Void, Errno> {
     let flags = fcntl(fd, F_GETFL)
     if flags < 0 { return .failure(.current) }

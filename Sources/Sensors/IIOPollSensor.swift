@@ -211,8 +211,7 @@ public final class IIOPollSensor: SensorBackend {
     private func revalidate() {
         for axis in 0..<3 {
             if let fd = rawFiles[axis] {
-                var status = stat()
-                if fstat(fd.rawValue, &status) == 0, status.st_nlink == 0 {
+                if (try? fd.linkCount()) == 0 {
                     fd.close()
                     rawFiles[axis] = nil
                 }

@@ -41,7 +41,11 @@ public final class ReplaySensor: SensorBackend {
         self.logger = logger
         name = path == "-" ? "Replay of standard input" : "Replay of \(path)"
         if path == "-" {
-            try openStream(FileDescriptor(owning: dup(0)), what: "standard input")
+            let input: FileDescriptor
+            do { input = try FileDescriptor.standardInput.duplicate() } catch {
+                throw SensorError("cannot read standard input: \(error)")
+            }
+            try openStream(input, what: "standard input")
         } else if FileSystem.isFIFO(path) {
             // Read and write: with a writer of our own the FIFO never reports end of
             // file or hang-up, so writers may come and go.

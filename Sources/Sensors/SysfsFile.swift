@@ -36,16 +36,5 @@ public enum SysfsFile {
     public static func exists(_ path: String) -> Bool { FileSystem.exists(path) }
 
     /// The names in a directory (without "." and ".."); empty when unreadable.
-    public static func list(_ directory: String) -> [String] {
-        guard let dir = opendir(directory) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != ".", name != ".." { names.append(name) }
-        }
-        return names.sorted()
-    }
+    public static func list(_ directory: String) -> [String] { (try? FileSystem.list(directory)) ?? [] }
 }

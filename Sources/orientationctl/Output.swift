@@ -1,19 +1,13 @@
 import Glibc
+import Posix
 
 /// Line output that is written at once (monitor output is read live through pipes).
 enum Output {
     static func line(_ text: String) { write(1, text + "\n") }
     static func error(_ text: String) { write(2, "orientationctl: " + text + "\n") }
 
-    private static func write(_ fd: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { raw in Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset) }
-            if n < 0 { if errno == EINTR { continue } else { return } }
-            offset += n
-        }
-    }
+    /// One write(2) where it fits: unbuffered, so a reader sees each line as it happens.
+    private static func write(_ fd: Int32, _ text: String) { try? FileDescriptor(borrowing: fd).writeAll(text) }
 
     /// Local wall-clock time as HH:MM:SS.mmm, for people reading a monitor.
     static func clock() -> String {

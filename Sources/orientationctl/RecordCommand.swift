@@ -71,17 +71,17 @@ enum RecordCommand {
                 + (getuid() == 0 ? "" : " (device nodes and IIO attributes usually need root: try sudo)"))
             return 1
         }
-        let fd: Int32
+        let output: FileDescriptor
         if let outputPath {
-            fd = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else {
-                Output.error("cannot write '\(outputPath)': \(String(cString: strerror(errno)))")
+            do { output = try FileDescriptor.open(outputPath, [.writeOnly, .create, .truncate]) } catch {
+                Output.error("cannot write '\(outputPath)': \(error)")
                 return 1
             }
         } else {
-            fd = 1
+            output = .standardOutput
         }
-        defer { if fd != 1 { close(fd) } }
+        let fd = output.rawValue
+        defer { withExtendedLifetime(output) {} }
         ReplayCommand.writeAll(fd, "# orientationctl record: \(sensor.name) (\(sensor.kind.rawValue)); t_ms,x,y,z in m/s^2\n")
         var first: Int64?
         var count = 0

@@ -1,9 +1,10 @@
 // `orientationctl replay`: run the daemon's orientation engine over a recorded trace.
 //
-// Only Glibc here (no Foundation): files are read with open/read, output is written with
-// write(2) through a buffer.
+// No Foundation here: files are read and written through Posix's FileDescriptor,
+// output through a buffer.
 import Glibc
 import OrientationEngine
+import Posix
 import Sensors
 
 enum ReplayCommand {
@@ -155,17 +156,15 @@ enum ReplayCommand {
             }
         }
 
-        let fd: Int32
+        let fd: FileDescriptor
         if tracePath == "-" {
-            fd = 0
+            fd = .standardInput
         } else {
-            fd = open(tracePath, O_RDONLY | O_CLOEXEC)
-            if fd < 0 {
-                writeAll(2, "orientationctl replay: cannot open trace '\(tracePath)': \(errorText(errno))\n")
+            do { fd = try FileDescriptor.open(tracePath) } catch {
+                writeAll(2, "orientationctl replay: cannot open trace '\(tracePath)': \(error)\n")
                 return 1
             }
         }
-        defer { if fd > 0 { close(fd) } }
 
         var engine = OrientationEngine(tunables: tunables)
         var out = OutputBuffer()
@@ -209,7 +208,7 @@ enum ReplayCommand {
         }
         out.flush()
         if let err = status {
-            writeAll(2, "orientationctl replay: cannot read trace '\(name)': \(errorText(err))\n")
+            writeAll(2, "orientationctl replay: cannot read trace '\(name)': \(err)\n")
             return 1
         }
         return 0
@@ -242,41 +241,22 @@ enum ReplayCommand {
         writeAll(2, "orientationctl replay: warning: \(message)\n")
     }
 
-    static func errorText(_ code: Int32) -> String {
-        guard let p = strerror(code) else { return "error \(code)" }
-        return String(cString: p)
-    }
-
-    /// Write all of `text` to `fd`, retrying on EINTR and short writes. Errors (EPIPE) end it.
+    /// Writes all of `text` to `fd`; an error (EPIPE: the reader went) ends it quietly.
     static func writeAll(_ fd: Int32, _ text: String) {
-        var copy = text
-        copy.withUTF8 { buf in writeAll(fd, buf) }
+        try? FileDescriptor(borrowing: fd).writeAll(text)
     }
 
-    static func writeAll(_ fd: Int32, _ buf: UnsafeBufferPointer<UInt8>) {
-        guard var p = buf.baseAddress else { return }
-        var left = buf.count
-        while left > 0 {
-            let n = write(fd, p, left)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            p += n
-            left -= n
-        }
-    }
-
-    /// Call `body` with each line (without its '\n') read from `fd`, streaming in chunks.
-    /// Returns errno if reading failed.
-    static func forEachLine(fd: Int32, _ body: (ArraySlice<UInt8>) -> Void) -> Int32? {
+    /// Calls `body` with each line (without its '\n') read from `fd`, streaming in
+    /// chunks; the error if reading failed.
+    static func forEachLine(fd: FileDescriptor, _ body: (ArraySlice<UInt8>) -> Void) -> Errno? {
         var chunk = [UInt8](repeating: 0, count: 65536)
         var pending: [UInt8] = []
         while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return errno
+            let n: Int
+            do { n = try chunk.withUnsafeMutableBytes { raw throws(Errno) in try fd.read(into: raw) } } catch let error as Errno {
+                return error
+            } catch {
+                return Errno.invalidArgument
             }
             if n == 0 { break }
             var start = 0
@@ -306,7 +286,7 @@ enum ReplayCommand {
         }
 
         mutating func flush() {
-            bytes.withUnsafeBufferPointer { ReplayCommand.writeAll(1, $0) }
+            try? FileDescriptor.standardOutput.writeAll(bytes)
             bytes.removeAll(keepingCapacity: true)
         }
     }

@@ -21,10 +21,7 @@ enum Spawn {
         guard let child = start(path, arguments) else { return nil }
         var output: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(child.output.rawValue, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
+        while let n = try? chunk.withUnsafeMutableBytes({ raw throws(Errno) in try child.output.read(into: raw) }), n > 0 {
             output += chunk[0..<n]
         }
         child.output.close()

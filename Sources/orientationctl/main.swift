@@ -1,7 +1,8 @@
 import Glibc
+import OrientationEngine
 import Posix
 
-let version = "0.1.0"
+let version = OrientationAPI.version
 
 let usage = """
     Usage: orientationctl [--system | --session | --address ADDRESS] COMMAND [OPTIONS]

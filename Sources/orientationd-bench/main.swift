@@ -99,7 +99,7 @@ func fanout(_ options: Options) throws {
     // The daemon, fed by a FIFO.
     let fifo = directory + "/samples"
     mkfifo(fifo, 0o600)
-    let writer = open(fifo, O_RDWR | O_CLOEXEC)
+    let writer = try FileDescriptor.open(fifo, [.readWrite])
     let daemon = Process()
     daemon.executableURL = URL(fileURLWithPath: here + "/orientationd")
     daemon.arguments = ["--address", address, "--sensor", "replay:" + fifo] + (ProcessInfo.processInfo.environment["BENCH_VERBOSE"] != nil ? ["-v"] : [])
@@ -119,7 +119,7 @@ func fanout(_ options: Options) throws {
             text += "\(traceMs),\(x),\(y),0\n"
             traceMs += 10
         }
-        _ = text.withCString { write(writer, $0, strlen($0)) }
+        try? writer.writeAll(text)
     }
 
     let loop = try EventLoop()

@@ -5,7 +5,7 @@ import Posix
 import Sensors
 import Service
 
-let version = "0.1.0"
+let version = OrientationAPI.version
 
 func run() -> Int32 {
     let options: DaemonOptions
@@ -32,9 +32,6 @@ func run() -> Int32 {
     return Daemon(options: options, logger: logger).run()
 }
 
-func writeStandardError(_ text: String) {
-    var bytes = Array(text.utf8)
-    bytes.withUnsafeMutableBytes { raw in _ = write(2, raw.baseAddress, raw.count) }
-}
+func writeStandardError(_ text: String) { try? FileDescriptor.standardError.writeAll(text) }
 
 exit(run())
