@@ -189,7 +189,7 @@ public struct EngineTunables: Sendable, Equatable {
             throw TunableError(key: key, value: value,
                                reason: "unknown key (known keys: \(Self.keys.joined(separator: ", ")))")
         }
-        let text = value.trimmingSpaces()
+        let text = value.trimmingWhitespace()
         guard !text.isEmpty else {
             throw TunableError(key: key, value: value, reason: "empty value, expected a number in \(e.unit)")
         }
@@ -250,24 +250,6 @@ public struct TunableError: Error, Sendable, Equatable, CustomStringConvertible 
     public var description: String {
         "invalid tunable \(key) = '\(value)': \(reason)"
     }
-}
-
-extension String {
-    /// The string without leading and trailing spaces, tabs, CR and LF.
-    func trimmingSpaces() -> Substring { self[...].trimmingSpaces() }
-}
-
-extension Substring {
-    func trimmingSpaces() -> Substring {
-        var s = self
-        while let f = s.first, f.isTrimmedSpace { s.removeFirst() }
-        while let l = s.last, l.isTrimmedSpace { s.removeLast() }
-        return s
-    }
-}
-
-extension Character {
-    var isTrimmedSpace: Bool { self == " " || self == "\t" || self == "\r" || self == "\n" || self == "\r\n" }
 }
 
 /// Shortest sensible decimal rendering of a number for messages ("40", "0.2", "9.80665").

@@ -11,7 +11,7 @@ public enum TraceLine {
     ///   decimal number, or a non-finite value (nan, inf, or an overflowing exponent).
     ///   Whether timestamps increase is the caller's business.
     public static func parse(_ line: Substring) -> Result<Sample?, TraceLineError> {
-        let text = line.trimmingSpaces()
+        let text = line.trimmingWhitespace()
         if text.isEmpty || text.first == "#" { return .success(nil) }
         var fields: [Substring] = []
         fields.reserveCapacity(4)
@@ -28,14 +28,14 @@ public enum TraceLine {
         guard fields.count == 4 else {
             return .failure(TraceLineError(message: "expected 4 fields t_ms,x,y,z, found \(fields.count)"))
         }
-        let tText = fields[0].trimmingSpaces()
+        let tText = fields[0].trimmingWhitespace()
         guard let t = Int64(tText) else {
             return .failure(TraceLineError(message: "t_ms '\(tText)' is not an integer number of milliseconds"))
         }
         var v: (Double, Double, Double) = (0, 0, 0)
         let names = ["x", "y", "z"]
         for k in 0..<3 {
-            let f = fields[k + 1].trimmingSpaces()
+            let f = fields[k + 1].trimmingWhitespace()
             guard EngineTunables.isPlainDecimal(f), let d = Double(f) else {
                 return .failure(TraceLineError(message: "\(names[k]) '\(f)' is not a decimal number"))
             }

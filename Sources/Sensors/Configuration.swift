@@ -182,11 +182,4 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
     }
 }
 
-extension StringProtocol {
-    func trimmingWhitespace() -> SubSequence {
-        var start = startIndex, end = endIndex
-        while start < end, self[start] == " " || self[start] == "\t" || self[start] == "\r" { start = index(after: start) }
-        while end > start, case let before = index(before: end), self[before] == " " || self[before] == "\t" || self[before] == "\r" { end = before }
-        return self[start..<end]
-    }
-}
+

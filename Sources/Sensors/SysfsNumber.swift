@@ -11,11 +11,9 @@ public enum SysfsNumber {
     /// Parses a decimal number ("12", "-0.009576806", "1e-3"); nil when malformed,
     /// not finite or larger than `limit` in magnitude.
     public static func parseDouble(_ text: some StringProtocol) -> Double? {
-        let bytes = Array(text.utf8)
+        let bytes = Array(text.trimmingWhitespace().utf8)
         var index = 0
-        var end = bytes.count
-        while index < end, isSpace(bytes[index]) { index += 1 }
-        while end > index, isSpace(bytes[end - 1]) { end -= 1 }
+        let end = bytes.count
         guard index < end else { return nil }
         var negative = false
         if bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
@@ -78,7 +76,7 @@ public enum SysfsNumber {
 
     /// Parses a decimal integer ("-12", "0"); nil when malformed or out of range.
     public static func parseInt(_ text: some StringProtocol) -> Int64? {
-        let trimmed = trim(text)
+        let trimmed = Array(text.trimmingWhitespace().utf8)
         guard !trimmed.isEmpty else { return nil }
         var bytes = trimmed[...]
         var negative = false
@@ -124,17 +122,7 @@ public enum SysfsNumber {
         return (value < 0 ? "-" : "") + String(scaled / 1_000_000) + (fraction.isEmpty ? "" : "." + fraction)
     }
 
-    static func isSpace(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
-    }
 
-    static func trim(_ text: some StringProtocol) -> [UInt8] {
-        let bytes = Array(text.utf8)
-        var start = 0, end = bytes.count
-        while start < end, isSpace(bytes[start]) { start += 1 }
-        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
-        return Array(bytes[start..<end])
-    }
 
     private static func power10(_ n: Int) -> Double {
         var result = 1.0
