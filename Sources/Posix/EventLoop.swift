@@ -91,22 +91,11 @@ public final class EventLoop {
 
     /// Runs until `quit(_:)`; returns the code given there.
     public func run() -> Int32 {
-        var events = [epoll_event](repeating: epoll_event(), count: 32)
         exitCode = nil
         while exitCode == nil {
             runPosted()
             if exitCode != nil { break }
-            let timeout: Int32 = posted.isEmpty ? -1 : 0
-            let result = events.withUnsafeMutableBufferPointer { buffer in
-                system_epoll_wait(epoll.rawValue, buffer, timeout)
-            }
-            guard case .success(let count) = result else { continue }  // EINTR: look again
-            for index in 0..<count {
-                let event = events[index]
-                guard let registration = registrations[event.data.u64] else { continue }
-                registration.handler(IOEvents(rawValue: event.events))
-                if exitCode != nil { break }
-            }
+            _ = waitAndDispatch(timeoutMs: posted.isEmpty ? -1 : 0)
         }
         return exitCode ?? 0
     }
@@ -114,21 +103,12 @@ public final class EventLoop {
     /// Runs the loop until `condition` holds or `deadlineMs` (monotonic) passes, for
     /// clients and tests that wait for something with a deadline. Returns the condition.
     @_spi(Testing) public func run(until deadlineMs: Int64, while condition: () -> Bool) -> Bool {
-        var events = [epoll_event](repeating: epoll_event(), count: 32)
         while condition() {
             runPosted()
             if !condition() { break }
             let left = deadlineMs - MonotonicClock.milliseconds()
             if left <= 0 { return false }
-            let timeout: Int32 = posted.isEmpty ? Int32(clamping: left) : 0
-            let result = events.withUnsafeMutableBufferPointer { buffer in
-                system_epoll_wait(epoll.rawValue, buffer, timeout)
-            }
-            guard case .success(let count) = result else { continue }
-            for index in 0..<count {
-                let event = events[index]
-                registrations[event.data.u64]?.handler(IOEvents(rawValue: event.events))
-            }
+            _ = waitAndDispatch(timeoutMs: posted.isEmpty ? Int32(clamping: left) : 0)
         }
         return true
     }
@@ -144,19 +124,24 @@ public final class EventLoop {
     /// loop driven through `descriptor` by someone else's main loop. Returns when
     /// nothing is ready any more.
     public func dispatchPending() {
-        var events = [epoll_event](repeating: epoll_event(), count: 32)
-        repeat {
-            runPosted()
-            let result = events.withUnsafeMutableBufferPointer { buffer in
-                system_epoll_wait(epoll.rawValue, buffer, 0)
-            }
-            guard case .success(let count) = result, count > 0 else { break }
-            for index in 0..<count {
-                let event = events[index]
-                registrations[event.data.u64]?.handler(IOEvents(rawValue: event.events))
-            }
-        } while true
+        repeat { runPosted() } while waitAndDispatch(timeoutMs: 0) > 0
         runPosted()
+    }
+
+    /// The one dispatch body: waits up to `timeoutMs` (-1: for ever) and hands each ready
+    /// descriptor to its handler, stopping early once `quit` was called. Returns how many
+    /// were ready (0 on EINTR: the caller looks again). The events live on the stack, so
+    /// a handler that runs the loop again (re-entrantly) cannot overwrite them.
+    private func waitAndDispatch(timeoutMs: Int32) -> Int {
+        withUnsafeTemporaryAllocation(of: epoll_event.self, capacity: 32) { buffer in
+            guard case .success(let count) = system_epoll_wait(epoll.rawValue, buffer, timeoutMs) else { return 0 }
+            for index in 0..<count {
+                let event = buffer[index]
+                registrations[event.data.u64]?.handler(IOEvents(rawValue: event.events))
+                if exitCode != nil { break }
+            }
+            return count
+        }
     }
 
     /// Makes `run()` return `code` once the current handler finishes.

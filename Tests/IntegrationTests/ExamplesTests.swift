@@ -74,12 +74,24 @@ import Testing
     }
 
     @Test func swiftWithAsyncAwait() throws {
-        let scratch = repositoryRoot + "/.build/examples-swift"
-        let swift = try Self.tool(["swift"])
+        let binary = try Self.buildSwiftPackage("swift-async", product: "camera")
+        try check([binary], directory: try makeTemporaryDirectory(prefix: "example-swift"))
+    }
+
+    /// One `swift build` of an example package at a time: two at once (this suite and
+    /// GtkDemoTests run in parallel) contend for SwiftPM's shared caches and fail.
+    private static let buildLock = NSLock()
+
+    /// Builds examples/NAME into .build/examples-NAME; the product's path.
+    static func buildSwiftPackage(_ name: String, product: String) throws -> String {
+        buildLock.lock()
+        defer { buildLock.unlock() }
+        let scratch = repositoryRoot + "/.build/examples-" + name
+        let swift = try tool(["swift"])
         // The command's output files go to a directory of their own, not the repository.
-        let build = try ExternalCommand.run(swift, ["build", "--package-path", Self.examples + "/swift-async", "--scratch-path", scratch],
-                                            directory: try makeTemporaryDirectory(prefix: "example-swift-build"), seconds: 600)
-        #expect(build.status == 0, "\(build.output)")
-        try check([scratch + "/debug/camera"], directory: try makeTemporaryDirectory(prefix: "example-swift"))
+        let build = try ExternalCommand.run(swift, ["build", "--package-path", examples + "/" + name, "--scratch-path", scratch],
+                                            directory: try makeTemporaryDirectory(prefix: "example-\(name)-build"), seconds: 900)
+        guard build.status == 0 else { throw TestFailure("examples/\(name) does not build:\n\(build.output)") }
+        return scratch + "/debug/" + product
     }
 }

@@ -35,14 +35,11 @@ final class VirtualDisplay {
 @Suite(.serialized) struct GtkDemoTests {
     /// Builds the demo package once per test run (its own scratch directory).
     static let binary: Result<String, TestFailure> = {
-        let scratch = repositoryRoot + "/.build/examples-gtk-demo"
-        guard let swift = try? ExamplesTests.tool(["swift"]), let directory = try? makeTemporaryDirectory(prefix: "gtk-demo-build"),
-              let build = try? ExternalCommand.run(swift, ["build", "--package-path", repositoryRoot + "/examples/gtk-demo", "--scratch-path", scratch],
-                                                   directory: directory, seconds: 900) else {
-            return .failure(TestFailure("cannot run swift build for examples/gtk-demo"))
+        do { return .success(try ExamplesTests.buildSwiftPackage("gtk-demo", product: "orientation-demo")) } catch let error as TestFailure {
+            return .failure(error)
+        } catch {
+            return .failure(TestFailure("cannot build examples/gtk-demo: \(error)"))
         }
-        guard build.status == 0 else { return .failure(TestFailure("examples/gtk-demo does not build:\n\(build.output)")) }
-        return .success(scratch + "/debug/orientation-demo")
     }()
 
     /// One --state-log line: its time and key=value fields.
