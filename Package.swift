@@ -27,6 +27,7 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
 
         .target(name: "Posix", dependencies: ["CLinux"], swiftSettings: strict),
+        .target(name: "Arguments", swiftSettings: strict),
         .target(name: "DBus", dependencies: ["CDBus", "Posix"], swiftSettings: strict),
         .target(name: "Udev", dependencies: ["CUdev", "Posix"], swiftSettings: strict),
         // The contract's names and vocabulary; standard library only.
@@ -36,10 +37,10 @@ let package = Package(
         .target(name: "Service", dependencies: ["DBus", "Posix", "Sensors", "OrientationEngine"], swiftSettings: strict),
         .target(name: "OrientationClient", dependencies: ["DBus", "Posix", "OrientationEngine"], swiftSettings: strict),
 
-        .executableTarget(name: "orientationd", dependencies: ["Service"], swiftSettings: strict),
+        .executableTarget(name: "orientationd", dependencies: ["Service", "Arguments"], swiftSettings: strict),
         .executableTarget(
             name: "orientationctl",
-            dependencies: ["OrientationClient", "OrientationEngine", "Posix", "DBus", "Sensors"],
+            dependencies: ["OrientationClient", "OrientationEngine", "Posix", "DBus", "Sensors", "Arguments"],
             swiftSettings: strict),
 
         // Measurements with many bus peers (make bench); prints figures, asserts nothing.
@@ -47,6 +48,7 @@ let package = Package(
 
         .testTarget(name: "OrientationEngineTests", dependencies: ["OrientationEngine"], swiftSettings: strict),
         .testTarget(name: "PosixTests", dependencies: ["Posix"], swiftSettings: strict),
+        .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "Posix"], swiftSettings: strict),
         .testTarget(name: "ServiceTests", dependencies: ["Service", "DBus", "OrientationEngine", "Sensors"], swiftSettings: strict),
         .testTarget(

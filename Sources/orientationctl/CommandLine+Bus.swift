@@ -1,36 +1,43 @@
+import Arguments
 import DBus
 
-/// Options shared by the subcommands that talk to the daemon.
-struct BusArguments {
-    var bus: Connection.Bus = .system
-    var json = false
-    var rest: [String] = []
+/// What every orientationctl subcommand shares on its command line: the bus options,
+/// --json, --help, and how a parse ends (run, or exit with a status).
+enum Common {
+    static let busGroup = OptionGroup("Bus options (before or after the command):", [
+        Option("--system", help: "The daemon on the system bus (the default)."),
+        Option("--session", help: "The daemon on the session bus."),
+        Option("--address", value: "ADDRESS", help: "The daemon on the bus at ADDRESS."),
+    ])
+    static let json = Option("--json", help: "One JSON object per line.")
+    static let help = Option("-h", "--help", help: "Show this help and exit.")
 
-    struct UsageError: Error { var message: String }
-
-    /// Takes the bus and --json options out of `arguments`, leaving the others in `rest`.
-    static func parse(_ arguments: [String], allowJSON: Bool) throws(UsageError) -> BusArguments {
-        var result = BusArguments()
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            switch argument {
-            case "--system": result.bus = .system
-            case "--session": result.bus = .session
-            case "--address":
-                index += 1
-                guard index < arguments.count else { throw UsageError(message: "option --address needs a value") }
-                result.bus = .address(arguments[index])
-            case "--json" where allowJSON: result.json = true
-            default:
-                if argument.hasPrefix("--address=") {
-                    result.bus = .address(String(argument.dropFirst("--address=".count)))
-                } else {
-                    result.rest.append(argument)
-                }
-            }
-            index += 1
+    /// The bus the options chose: the last of --system, --session and --address.
+    static func bus(_ parsed: Parsed) -> Connection.Bus {
+        switch parsed.last(of: ["--system", "--session", "--address"]) {
+        case ("--session", _)?: .session
+        case ("--address", let address?)?: .address(address)
+        default: .system
         }
-        return result
+    }
+
+    enum Outcome {
+        case run(Parsed)
+        case exit(Int32)
+    }
+
+    /// Parses a subcommand's arguments: its help on --help (exit 0), a usage error (exit
+    /// 2), or the parsed options to run with.
+    static func parse(_ command: Command, _ arguments: [String]) -> Outcome {
+        do {
+            let parsed = try command.parse(arguments)
+            if parsed.has("--help") {
+                Output.line(command.help)
+                return .exit(0)
+            }
+            return .run(parsed)
+        } catch {
+            return .exit(usageError(error.message))
+        }
     }
 }

@@ -1,18 +1,28 @@
-import OrientationAPI
+import Arguments
 import DBus
+import OrientationAPI
 
 /// `orientationctl get`: the manager's properties.
 enum GetCommand {
     static let names = ManagerProperty.allCases.map(\.rawValue)
 
+    static let command = Command(
+        usage: ["orientationctl get [--json] [--system | --session | --address ADDRESS]"],
+        description: """
+            Prints the manager's properties: the sensor, the current orientation and tilt,
+            the lock and the number of started clients. The sensor is read only while a
+            client is started, so a plain get shows the last known values.
+            """,
+        groups: [OptionGroup("Options:", [Common.json, Common.help]), Common.busGroup],
+        footer: "Exit status: 0 on success, 1 when the bus or the daemon cannot be reached, 2 on a usage error.")
+
     static func run(_ arguments: [String]) -> Int32 {
-        let options: BusArguments
-        do { options = try BusArguments.parse(arguments, allowJSON: true) } catch { return usageError(error.message) }
-        if options.rest.contains("-h") || options.rest.contains("--help") {
-            Output.line("Usage: orientationctl get [--json] [--system | --session | --address ADDRESS]")
-            return 0
+        let parsed: Parsed
+        switch Common.parse(command, arguments) {
+        case .run(let p): parsed = p
+        case .exit(let status): return status
         }
-        if let extra = options.rest.first { return usageError("unexpected argument '\(extra)' for get") }
+        let options = (bus: Common.bus(parsed), json: parsed.has("--json"))
         let values: [(key: String, value: Value)]
         do {
             let connection = try Connection.open(options.bus)

@@ -1,40 +1,34 @@
+import Arguments
 import DBus
 import OrientationAPI
 
 /// `orientationctl lock` and `unlock`: set RotationLocked; `lock --toggle` flips it.
 enum LockCommand {
-    static let lockHelp = """
-        Usage: orientationctl lock [--toggle] [--system | --session | --address ADDRESS]
-
-        Locks the rotation (RotationLocked = true): Orientation, and the device
-        orientation of clients that follow the lock, stop changing. With --toggle,
-        locks if unlocked and unlocks if locked, and prints the new state ("locked" or
-        "unlocked"), for a key binding such as sway's
-            bindsym XF86RotationLockToggle exec orientationctl lock --toggle
-        On the system bus polkit decides (action org.orientationd.Orientation1.lock).
-        """
-    static let unlockHelp = """
-        Usage: orientationctl unlock [--system | --session | --address ADDRESS]
-
-        Unlocks the rotation (RotationLocked = false); the current orientation applies
-        at once.
-        """
+    static func command(locked: Bool) -> Command {
+        locked
+            ? Command(usage: ["orientationctl lock [--toggle] [--system | --session | --address ADDRESS]"], description: """
+                Locks the rotation (RotationLocked = true): Orientation, and the device
+                orientation of clients that follow the lock, stop changing. With --toggle,
+                locks if unlocked and unlocks if locked, and prints the new state ("locked" or
+                "unlocked"), for a key binding such as sway's
+                    bindsym XF86RotationLockToggle exec orientationctl lock --toggle
+                On the system bus polkit decides (action org.orientationd.Orientation1.lock).
+                """, groups: [OptionGroup("Options:", [Option("--toggle", help: "Flip the lock and print the new state."), Common.help]),
+                              Common.busGroup])
+            : Command(usage: ["orientationctl unlock [--system | --session | --address ADDRESS]"], description: """
+                Unlocks the rotation (RotationLocked = false); the current orientation applies
+                at once.
+                """, groups: [OptionGroup("Options:", [Common.help]), Common.busGroup])
+    }
 
     static func run(_ arguments: [String], locked: Bool) -> Int32 {
-        let options: BusArguments
-        do { options = try BusArguments.parse(arguments, allowJSON: false) } catch { return usageError(error.message) }
-        var toggle = false
-        for argument in options.rest {
-            switch argument {
-            case "-h", "--help":
-                Output.line(locked ? lockHelp : unlockHelp)
-                return 0
-            case "--toggle" where locked:
-                toggle = true
-            default:
-                return usageError("unexpected argument '\(argument)' for \(locked ? "lock" : "unlock")")
-            }
+        let parsed: Parsed
+        switch Common.parse(command(locked: locked), arguments) {
+        case .run(let p): parsed = p
+        case .exit(let status): return status
         }
+        let options = (bus: Common.bus(parsed), json: false)
+        let toggle = parsed.has("--toggle")
         do {
             let connection = try Connection.open(options.bus)
             defer { connection.close() }

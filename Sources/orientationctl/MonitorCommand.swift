@@ -1,3 +1,4 @@
+import Arguments
 import DBus
 import Glibc
 import OrientationClient
@@ -6,65 +7,67 @@ import Posix
 
 /// `orientationctl monitor`: a started client whose every event is printed.
 enum MonitorCommand {
-    static let help = """
-        Usage: orientationctl monitor [--json] [--supported LIST] [--preferred O] [--no-follow-lock]
-                                      [--system | --session | --address ADDRESS]
-
-        Creates and starts a client and prints its state, then every change, each line
-        with the local time, until interrupted (Ctrl-C or SIGTERM).
-
-          --supported LIST    Comma-separated orientations the client supports
-                              (normal, left-up, bottom-up, right-up; default all).
-          --preferred O       The orientation used when the device orientation is not
-                              supported (default: the first supported).
-          --no-follow-lock    See the real device orientation even while the rotation
-                              is locked.
-          --json              One JSON object per line: {"time", "event", ...}.
-
-        Lines:
-          state      device D, tilt T, interface I, content rotation R   (at start)
-          will-change interface I -> J, content rotation R               (before a change)
-          changed    device D, interface I, content rotation R           (after it)
-          tilt       T
-          sensor     NAME, or none (HasSensor false; waiting for one)   (at start when
-                                                                         there is none,
-                                                                         and as one
-                                                                         comes or goes)
-          service-lost / attached                                        (daemon restarts)
-        """
+    static let command = Command(
+        usage: ["orientationctl monitor [--json] [--supported LIST] [--preferred O] [--no-follow-lock]",
+                "                       [--system | --session | --address ADDRESS]"],
+        description: """
+            Creates and starts a client and prints its state, then every change, each line
+            with the local time, until interrupted (Ctrl-C or SIGTERM).
+            """,
+        groups: [OptionGroup("Options:", [
+            Option("--supported", value: "LIST", help: """
+                Comma-separated orientations the client supports
+                (normal, left-up, bottom-up, right-up; default all).
+                """),
+            Option("--preferred", value: "O", help: """
+                The orientation used when the device orientation is not
+                supported (default: the first supported).
+                """),
+            Option("--no-follow-lock", help: """
+                See the real device orientation even while the rotation
+                is locked.
+                """),
+            Option("--json", help: "One JSON object per line: {\"time\", \"event\", ...}."),
+            Common.help,
+        ]), Common.busGroup],
+        footer: """
+            Lines:
+              state      device D, tilt T, interface I, content rotation R   (at start)
+              will-change interface I -> J, content rotation R               (before a change)
+              changed    device D, interface I, content rotation R           (after it)
+              tilt       T
+              sensor     NAME, or none (HasSensor false; waiting for one)   (at start when
+                                                                             there is none,
+                                                                             and as one
+                                                                             comes or goes)
+              service-lost / attached                                        (daemon restarts)
+            """)
 
     static func run(_ arguments: [String]) -> Int32 {
-        let options: BusArguments
-        do { options = try BusArguments.parse(arguments, allowJSON: true) } catch { return usageError(error.message) }
-        var configuration = OrientationClient.Configuration()
-        var rest = options.rest[...]
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "-h", "--help":
-                Output.line(help)
-                return 0
-            case "--supported":
-                guard let list = rest.popFirst() else { return usageError("option --supported needs a value") }
-                var supported: [Orientation] = []
-                for name in list.split(separator: ",", omittingEmptySubsequences: false) {
-                    guard let o = Orientation(rawValue: String(name)), o != .undefined else {
-                        return usageError("unknown orientation '\(name)' in --supported (expected normal, left-up, bottom-up, right-up)")
-                    }
-                    supported.append(o)
-                }
-                configuration.supported = supported
-            case "--preferred":
-                guard let name = rest.popFirst() else { return usageError("option --preferred needs a value") }
-                guard let o = Orientation(rawValue: name), o != .undefined else {
-                    return usageError("unknown orientation '\(name)' for --preferred")
-                }
-                configuration.preferred = o
-            case "--no-follow-lock":
-                configuration.followsLock = false
-            default:
-                return usageError("unexpected argument '\(argument)' for monitor")
-            }
+        let parsed: Parsed
+        switch Common.parse(command, arguments) {
+        case .run(let p): parsed = p
+        case .exit(let status): return status
         }
+        let options = (bus: Common.bus(parsed), json: parsed.has("--json"))
+        var configuration = OrientationClient.Configuration()
+        if let list = parsed.value("--supported") {
+            var supported: [Orientation] = []
+            for name in list.split(separator: ",", omittingEmptySubsequences: false) {
+                guard let o = Orientation(rawValue: String(name)), o != .undefined else {
+                    return usageError("unknown orientation '\(name)' in --supported (expected normal, left-up, bottom-up, right-up)")
+                }
+                supported.append(o)
+            }
+            configuration.supported = supported
+        }
+        if let name = parsed.value("--preferred") {
+            guard let o = Orientation(rawValue: name), o != .undefined else {
+                return usageError("unknown orientation '\(name)' for --preferred")
+            }
+            configuration.preferred = o
+        }
+        if parsed.has("--no-follow-lock") { configuration.followsLock = false }
 
         guard let loop = interruptibleLoop() else { return 1 }
         let client: OrientationClient

@@ -1,3 +1,4 @@
+import Arguments
 import Glibc
 import OrientationEngine
 import Posix
@@ -6,52 +7,49 @@ import Sensors
 /// `orientationctl record`: the live accelerometer as a replay trace, read with the
 /// daemon's own discovery and backends, for bug reports and test cases.
 enum RecordCommand {
-    static let help = """
-        Usage: orientationctl record [--seconds N] [--output FILE] [--config PATH]
-
-        Reads the accelerometer the daemon would choose (udev discovery, the same
-        backends, scale and mount matrix, and the mount-matrix overrides of the
-        configuration file) and writes what it reads as a replay trace: one
-        "t_ms,x,y,z" line per sample, milliseconds from the first sample, m/s^2 in the
-        engine's frame (README: upright at rest reads 0,-9.81,0). The trace replays
-        with 'orientationctl replay FILE' and 'orientationd --sensor replay:FILE'.
-
-          --seconds N     Stop after N seconds (default: until Ctrl-C or SIGTERM).
-          --output FILE   Write the trace to FILE (default: standard output).
-          --config PATH   The configuration file (default
-                          /etc/orientationd/orientationd.conf, if present).
-
-        Run it as root, as the daemon runs: device nodes and IIO attributes usually
-        belong to root. While the daemon holds an IIO buffer, the same device is
-        polled instead. Exit status: 0 after recording, 1 when no accelerometer can
-        be read, 2 on a usage error.
-        """
+    static let command = Command(
+        usage: ["orientationctl record [--seconds N] [--output FILE] [--config PATH]"],
+        description: """
+            Reads the accelerometer the daemon would choose (udev discovery, the same
+            backends, scale and mount matrix, and the mount-matrix overrides of the
+            configuration file) and writes what it reads as a replay trace: one
+            "t_ms,x,y,z" line per sample, milliseconds from the first sample, m/s^2 in the
+            engine's frame (README: upright at rest reads 0,-9.81,0). The trace replays
+            with 'orientationctl replay FILE' and 'orientationd --sensor replay:FILE'.
+            """,
+        groups: [OptionGroup("Options:", [
+            Option("--seconds", value: "N", help: "Stop after N seconds (default: until Ctrl-C or SIGTERM)."),
+            Option("--output", value: "FILE", help: "Write the trace to FILE (default: standard output)."),
+            Option("--config", value: "PATH", help: """
+                The configuration file (default
+                /etc/orientationd/orientationd.conf, if present).
+                """),
+            Common.help,
+        ])],
+        footer: """
+            Run it as root, as the daemon runs: device nodes and IIO attributes usually
+            belong to root. While the daemon holds an IIO buffer, the same device is
+            polled instead. Exit status: 0 after recording, 1 when no accelerometer can
+            be read, 2 on a usage error.
+            """)
 
     static func run(_ arguments: [String]) -> Int32 {
-        var seconds: Double?
-        var outputPath: String?
-        var configPath: String?
-        var rest = arguments[...]
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "-h", "--help":
-                Output.line(help)
-                return 0
-            case "--seconds":
-                guard let text = rest.popFirst(), let value = Double(text), value.isFinite, value > 0, value <= 86_400 else {
-                    return usageError("option --seconds needs a number of seconds above 0 (at most 86400)")
-                }
-                seconds = value
-            case "--output":
-                guard let path = rest.popFirst(), !path.isEmpty else { return usageError("option --output needs a file name") }
-                outputPath = path
-            case "--config":
-                guard let path = rest.popFirst(), !path.isEmpty else { return usageError("option --config needs a path") }
-                configPath = path
-            default:
-                return usageError("unexpected argument '\(argument)' for record")
-            }
+        let parsed: Parsed
+        switch Common.parse(command, arguments) {
+        case .run(let p): parsed = p
+        case .exit(let status): return status
         }
+        var seconds: Double?
+        if let text = parsed.value("--seconds") {
+            guard let value = Double(text), value.isFinite, value > 0, value <= 86_400 else {
+                return usageError("option --seconds needs a number of seconds above 0 (at most 86400)")
+            }
+            seconds = value
+        }
+        let outputPath = parsed.value("--output")
+        if outputPath?.isEmpty == true { return usageError("option --output needs a file name") }
+        let configPath = parsed.value("--config")
+        if configPath?.isEmpty == true { return usageError("option --config needs a path") }
 
         let configuration: Configuration
         switch Configuration.load(path: configPath ?? Configuration.defaultPath, optional: configPath == nil) {

@@ -2,6 +2,7 @@
 //
 // No Foundation here: files are read and written through Posix's FileDescriptor,
 // output through a buffer.
+import Arguments
 import Glibc
 import OrientationEngine
 import Posix
@@ -53,25 +54,10 @@ enum ReplayCommand {
                 undefined. The first sample of the trace is decided at once.
 
             OPTIONS
-                --config PATH
-                    Read engine tunables from PATH, the daemon's configuration file
-                    (orientationd(8)), read by the daemon's own parser: in section
-                    [Engine], each 'Key = value' line sets one tunable; the other
-                    sections are checked but do not matter here. A file the daemon
-                    would reject (unknown section or key, bad value, malformed line)
-                    is an error naming the line.
-                --explain-all
-                    As --explain, and after every other sample too.
-                --explain
-                    After each output line, print a line starting with '# ' on
-                    standard output that explains the decision: the sample, its
-                    magnitude in g and its weight in the gravity filter, the gravity
-                    estimate, the roll angle phi and the elevation of the screen
-                    normal, how far phi was from the centre of the previous
-                    orientation, shock and flat holds, and how long the new state
-                    had settled. Scorers ignore lines starting with '#'.
-                -h, --help
-                    Print this help and exit.
+
+            """
+        s += command.manPageOptions()
+        s += """
 
             ENGINE TUNABLES ([Engine] section)
 
@@ -103,46 +89,40 @@ enum ReplayCommand {
         return s
     }
 
+    /// The options, declared once: the parser and the OPTIONS section of the help.
+    static let command = Command(usage: [], description: "", groups: [OptionGroup("OPTIONS", [
+        Option("--config", value: "PATH", help: """
+            Read engine tunables from PATH, the daemon's configuration file
+            (orientationd(8)), read by the daemon's own parser: in section
+            [Engine], each 'Key = value' line sets one tunable; the other
+            sections are checked but do not matter here. A file the daemon
+            would reject (unknown section or key, bad value, malformed line)
+            is an error naming the line.
+            """),
+        Option("--explain-all", help: "As --explain, and after every other sample too."),
+        Option("--explain", help: """
+            After each output line, print a line starting with '# ' on
+            standard output that explains the decision: the sample, its
+            magnitude in g and its weight in the gravity filter, the gravity
+            estimate, the roll angle phi and the elevation of the screen
+            normal, how far phi was from the centre of the previous
+            orientation, shock and flat holds, and how long the new state
+            had settled. Scorers ignore lines starting with '#'.
+            """),
+        Option("-h", "--help", help: "Print this help and exit."),
+    ])], positionals: 1)
+
     static func run(_ arguments: [String]) -> Int32 {
-        var configPath: String?
-        var explain = false
-        var explainAll = false
-        var tracePath: String?
-        var i = 0
-        var onlyOperands = false
-        while i < arguments.count {
-            let arg = arguments[i]
-            i += 1
-            if onlyOperands || arg == "-" || !arg.hasPrefix("-") {
-                if tracePath != nil {
-                    return usageError("more than one trace given ('\(tracePath!)' and '\(arg)')")
-                }
-                tracePath = arg
-                continue
-            }
-            switch arg {
-            case "--":
-                onlyOperands = true
-            case "-h", "--help":
-                writeAll(1, help)
-                return 0
-            case "--explain":
-                explain = true
-            case "--explain-all":
-                explain = true
-                explainAll = true
-            case "--config":
-                guard i < arguments.count else { return usageError("--config needs a PATH") }
-                configPath = arguments[i]
-                i += 1
-            default:
-                if arg.hasPrefix("--config=") {
-                    configPath = String(arg.dropFirst("--config=".count))
-                } else {
-                    return usageError("unknown option '\(arg)'")
-                }
-            }
+        let parsed: Parsed
+        do { parsed = try command.parse(arguments) } catch { return usageError(error.message) }
+        if parsed.has("--help") {
+            writeAll(1, help)
+            return 0
         }
+        let configPath = parsed.value("--config")
+        let explainAll = parsed.has("--explain-all")
+        let explain = explainAll || parsed.has("--explain")
+        let tracePath = parsed.positionals.first
         guard let tracePath else { return usageError("missing TRACE.csv (or '-' for standard input)") }
 
         var tunables = EngineTunables.default

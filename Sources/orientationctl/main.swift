@@ -1,52 +1,49 @@
+import Arguments
 import Glibc
 import OrientationEngine
 import Posix
 
 let version = OrientationAPI.version
 
-let usage = """
-    Usage: orientationctl [--system | --session | --address ADDRESS] COMMAND [OPTIONS]
+/// The top-level help: the commands, the bus options (shared with every command), and
+/// the exit statuses. Each command's own --help comes from its declaration.
+let topLevel = Command(
+    usage: ["orientationctl [--system | --session | --address ADDRESS] COMMAND [OPTIONS]"],
+    description: """
+        Query and monitor orientationd, the device orientation service.
 
-    Query and monitor orientationd, the device orientation service.
-
-    Commands:
-      get [--json]          Print the sensor and the current orientation and tilt.
-                            The sensor is read only while a client is started, so a
-                            plain get shows the last known values.
-      monitor [--json] [--supported LIST] [--preferred O] [--no-follow-lock]
-                            Create and start a client and print every change with a
-                            timestamp until interrupted (Ctrl-C). LIST is a comma-
-                            separated list of normal, left-up, bottom-up, right-up
-                            (default: all four); O is the preferred orientation.
-                            --json prints one JSON object per line.
-      lock [--toggle]       Lock the rotation (RotationLocked = true); --toggle flips
-                            it and prints the new state (for a key binding).
-      unlock                Unlock the rotation; the current orientation applies at once.
-      replay [--config PATH] [--explain] TRACE.csv
-                            Run the orientation engine over a trace of t_ms,x,y,z
-                            lines and print t_ms,orientation,tilt at each change
-                            (no daemon needed). See 'orientationctl replay --help'.
-      follow (--sway | --wlr-randr | --exec COMMAND) [--output NAME] [--offset D] [--restore]
-                            [--focused-app]
-                            Rotate a display output with the orientation (sway,
-                            wlroots compositors, anything else through a command).
-                            See 'orientationctl follow --help'.
-      record [--seconds N] [--output FILE]
-                            Capture the accelerometer the daemon would use as a
-                            replay trace (t_ms,x,y,z after scale and mount matrix),
-                            for bug reports. See 'orientationctl record --help'.
-
-    Bus options (before or after the command):
-      --system              Talk to the daemon on the system bus (the default).
-      --session             Talk to the daemon on the session bus.
-      --address ADDRESS     Talk to the daemon on the bus at ADDRESS.
-
-      -h, --help            Show this help and exit.
-      --version             Show the version and exit.
-
-    Exit status: 0 on success, 1 when the bus or the daemon cannot be reached or a
-    call fails, 2 on a usage error.
-    """
+        Commands:
+          get [--json]          Print the sensor and the current orientation and tilt.
+                                The sensor is read only while a client is started, so a
+                                plain get shows the last known values.
+          monitor [--json] [--supported LIST] [--preferred O] [--no-follow-lock]
+                                Create and start a client and print every change with a
+                                timestamp until interrupted (Ctrl-C). LIST is a comma-
+                                separated list of normal, left-up, bottom-up, right-up
+                                (default: all four); O is the preferred orientation.
+                                --json prints one JSON object per line.
+          lock [--toggle]       Lock the rotation (RotationLocked = true); --toggle flips
+                                it and prints the new state (for a key binding).
+          unlock                Unlock the rotation; the current orientation applies at once.
+          replay [--config PATH] [--explain] TRACE.csv
+                                Run the orientation engine over a trace of t_ms,x,y,z
+                                lines and print t_ms,orientation,tilt at each change
+                                (no daemon needed). See 'orientationctl replay --help'.
+          follow (--sway | --wlr-randr | --exec COMMAND) [--output NAME] [--offset D] [--restore]
+                                [--focused-app]
+                                Rotate a display output with the orientation (sway,
+                                wlroots compositors, anything else through a command).
+                                See 'orientationctl follow --help'.
+          record [--seconds N] [--output FILE]
+                                Capture the accelerometer the daemon would use as a
+                                replay trace (t_ms,x,y,z after scale and mount matrix),
+                                for bug reports. See 'orientationctl record --help'.
+        """,
+    groups: [Common.busGroup, OptionGroup("Other options:", [Common.help, Option("--version", help: "Show the version and exit.")])],
+    footer: """
+        Exit status: 0 on success, 1 when the bus or the daemon cannot be reached or a
+        call fails, 2 on a usage error.
+        """)
 
 /// The event loop of a long-running command: SIGINT and SIGTERM end it with status 0.
 /// nil (said on standard error) when it cannot be set up.
@@ -73,7 +70,7 @@ func main() -> Int32 {
     var leading: [String] = []
     while let first = arguments.first, first.hasPrefix("-") {
         if first == "-h" || first == "--help" {
-            Output.line(usage)
+            Output.line(topLevel.help)
             return 0
         }
         if first == "--version" {
@@ -93,7 +90,7 @@ func main() -> Int32 {
     case "replay": return ReplayCommand.run(Array(arguments.dropFirst()))
     case "record": return RecordCommand.run(Array(arguments.dropFirst()))
     case "follow": return FollowCommand.run(rest)
-    case "help": Output.line(usage); return 0
+    case "help": Output.line(topLevel.help); return 0
     default: return usageError("unknown command '\(command)'")
     }
 }

@@ -10,7 +10,7 @@ import Testing
     @Test func unknownFlagIsAUsageError() throws {
         let result = try ChildProcess.run(product: "orientationd", arguments: ["--frobnicate"], directory: directory)
         #expect(result.status == 2)
-        #expect(result.stderr.contains("unknown option --frobnicate"))
+        #expect(result.stderr.contains("unknown option '--frobnicate'"))
         #expect(result.stderr.contains("--help"))
         let ctl = try ChildProcess.run(product: "orientationctl", arguments: ["--session", "frobnicate"], directory: directory)
         #expect(ctl.status == 2)
