@@ -46,14 +46,17 @@ let package = Package(
         // Measurements with many bus peers (make bench); prints figures, asserts nothing.
         .executableTarget(name: "orientationd-bench", dependencies: ["DBus", "Posix", "OrientationAPI"], swiftSettings: strict),
 
-        .testTarget(name: "OrientationEngineTests", dependencies: ["OrientationEngine"], swiftSettings: strict),
+        // What the test targets share: the private bus, temporary directories, spawning,
+        // SplitMix.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "OrientationEngineTests", dependencies: ["OrientationEngine", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PosixTests", dependencies: ["Posix"], swiftSettings: strict),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"], swiftSettings: strict),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "Posix"], swiftSettings: strict),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "Posix", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ServiceTests", dependencies: ["Service", "DBus", "OrientationEngine", "Sensors"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["DBus", "Posix", "OrientationEngine", "OrientationClient"],
+            dependencies: ["DBus", "Posix", "OrientationEngine", "OrientationClient", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "OrientationEngine", "Posix"], swiftSettings: strict),
     ]

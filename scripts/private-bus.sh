@@ -1,29 +1,52 @@
-# Sourced by scripts that need a private D-Bus session bus (demo, benchmarks).
+#!/usr/bin/env bash
+# The one private D-Bus launcher: the tests (TestBus), the benchmarks (compare.py) and
+# the scripts (demo, screenshots, bench) all start their buses through it.
 #
-#   private_bus_start DIR   starts dbus-daemon listening on DIR/bus; sets bus_pid and
+# Run:
+#   scripts/private-bus.sh DIR [TYPE [POLICY_FILE]]
+#       writes DIR/bus.conf — a TYPE bus (default: session) listening on DIR/bus,
+#       authenticated by EXTERNAL, with the <policy> elements of POLICY_FILE (default:
+#       everyone may own and call everything) — then becomes dbus-daemon in the
+#       foreground (exec: the caller's pid is the daemon's), which prints its address on
+#       standard output once it listens.
+#
+# Sourced:
+#   private_bus_start DIR   runs the above in the background; sets bus_pid and
 #                           bus_address; returns 1 (with a message) if it does not
 #                           listen within 5 s
 #   stop_process PID        SIGTERM, up to ~2 s to exit, then SIGKILL
 
-private_bus_start() {
-    local dir=$1 i
-    cat >"$dir/bus.conf" <<CONF
+private_bus_launch() {
+    local dir=$1 type=${2:-session} policy=${3:-}
+    {
+        cat <<CONF
 <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
 <busconfig>
-  <type>session</type>
+  <type>$type</type>
   <listen>unix:path=$dir/bus</listen>
   <auth>EXTERNAL</auth>
+CONF
+        if [[ -n $policy ]]; then
+            cat "$policy"
+        else
+            cat <<CONF
   <policy context="default">
     <allow send_destination="*" eavesdrop="true"/>
     <allow eavesdrop="true"/>
     <allow own="*"/>
   </policy>
-</busconfig>
 CONF
+        fi
+        echo "</busconfig>"
+    } >"$dir/bus.conf"
+    exec dbus-daemon --nofork --nopidfile --nosyslog --config-file="$dir/bus.conf" --print-address=1
+}
+
+private_bus_start() {
+    local dir=$1 i
     # Its stderr goes to a log (it warns that it cannot raise its fd limit when not root).
-    dbus-daemon --nofork --nosyslog --config-file="$dir/bus.conf" --print-address=3 \
-        3>"$dir/address" </dev/null 2>"$dir/bus.log" &
+    bash "${BASH_SOURCE[0]}" "$dir" >"$dir/address" </dev/null 2>"$dir/bus.log" &
     bus_pid=$!
     for ((i = 0; i < 100; i++)); do
         [[ -s "$dir/address" ]] && break
@@ -52,3 +75,12 @@ stop_process() {
     kill -KILL "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
 }
+
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+    set -euo pipefail
+    if [[ $# -lt 1 || $# -gt 3 ]]; then
+        echo "usage: $0 DIR [TYPE [POLICY_FILE]]" >&2
+        exit 2
+    fi
+    private_bus_launch "$@"
+fi

@@ -79,7 +79,7 @@ public final class EvdevSensor: SensorBackend {
     static let standardGravity = 9.80665
 
     private let environment: SensorEnvironment
-    private var node: FileDescriptor?
+    private let node: DeviceNode
     private var assembler = EvdevFrameAssembler()
     private var handler: ((Sample) -> Void)?
     private var latest: Sample?
@@ -92,6 +92,7 @@ public final class EvdevSensor: SensorBackend {
         let logger = environment.logger
         guard let devnode = device.devnode else { throw SensorError("\(device.displayName): no device node") }
         self.devnode = devnode
+        node = DeviceNode(path: devnode, loop: environment.loop, chunkSize: EvdevFrameAssembler.eventSize * 64)
         let fd: FileDescriptor
         do {
             fd = try FileDescriptor.open(devnode, [.readOnly, .nonBlocking])
@@ -138,28 +139,21 @@ public final class EvdevSensor: SensorBackend {
         logger.debug("\(name): input, m/s² per unit \(scale), mount matrix \(matrix) (\(source))")
     }
 
-    deinit {
-        if let node { environment.loop.remove(fd: node.rawValue) }
-    }
-
     public func start(handler: @escaping (Sample) -> Void) throws(SensorError) {
         self.handler = handler
-        guard node == nil else { return }
-        let fd: FileDescriptor
+        guard !node.isOpen else { return }
         do {
-            fd = try FileDescriptor.open(devnode, [.readOnly, .nonBlocking])
-            try environment.loop.add(fd: fd.rawValue, events: .readable) { [weak self] events in self?.readable(events) }
+            try node.open(chunk: { [weak self] chunk in self?.events(chunk) }, end: { [weak self] why in self?.vanished(why) })
         } catch {
             vanished("cannot open \(devnode): \(error)")
             throw SensorError("\(name): cannot open \(devnode): \(error)")
         }
-        node = fd
         // The current axis values, for a reading before Start returns.
-        if let values = currentAxes(fd) {
+        if let fd = node.descriptor, let values = currentAxes(fd) {
             assembler.axes = values
             latest = sample(values)
         }
-        drain()
+        node.drain()
     }
 
     /// The axes' current values (EVIOCGABS), nil when the device does not say.
@@ -178,49 +172,31 @@ public final class EvdevSensor: SensorBackend {
 
     public func stop() {
         handler = nil
-        if let node {
-            environment.loop.remove(fd: node.rawValue)
-            node.close()
-        }
-        node = nil
+        node.close()
     }
 
     public func currentSample() -> Sample? { latest }
 
-    private func readable(_ events: IOEvents) {
-        if !drain(), events.contains(.hangup) || events.contains(.error) { vanished("\(devnode) hung up") }
-    }
-
-    @discardableResult
-    private func drain() -> Bool {
-        guard let node else { return false }
-        let (end, readSomething) = node.drain(chunkSize: EvdevFrameAssembler.eventSize * 64) { chunk in
-            let (events, leftover) = EvdevFrameAssembler.events(in: chunk)
-            if leftover != 0 {
-                problems.report("\(name): \(leftover) trailing bytes do not make an input event: dropped", logger: environment.logger)
-            }
-            for (type, code, value) in events {
-                switch assembler.feed(type: type, code: code, value: value) {
-                case .frame(let axes)?:
-                    if let sample = sample(axes) {
-                        latest = sample
-                        handler?(sample)
-                    }
-                case .dropped?:
-                    environment.logger.debug("\(name): events dropped by the kernel (SYN_DROPPED): resynchronising")
-                    if let values = currentAxes(node) { assembler.axes = values }
-                case nil:
-                    break
+    /// One chunk read from the node: whole input events, assembled into frames.
+    private func events(_ chunk: ArraySlice<UInt8>) {
+        let (events, leftover) = EvdevFrameAssembler.events(in: chunk)
+        if leftover != 0 {
+            problems.report("\(name): \(leftover) trailing bytes do not make an input event: dropped", logger: environment.logger)
+        }
+        for (type, code, value) in events {
+            switch assembler.feed(type: type, code: code, value: value) {
+            case .frame(let axes)?:
+                if let sample = sample(axes) {
+                    latest = sample
+                    handler?(sample)
                 }
+            case .dropped?:
+                environment.logger.debug("\(name): events dropped by the kernel (SYN_DROPPED): resynchronising")
+                if let fd = node.descriptor, let values = currentAxes(fd) { assembler.axes = values }
+            case nil:
+                break
             }
-            return self.node != nil
         }
-        switch end {
-        case .endOfFile: vanished("end of file on \(devnode)")
-        case .failed(let error): vanished("read \(devnode): \(error)")
-        case .wouldBlock, .stopped: break
-        }
-        return readSomething
     }
 
     private func sample(_ axes: [Int32]) -> Sample? {
@@ -235,11 +211,7 @@ public final class EvdevSensor: SensorBackend {
     }
 
     private func vanished(_ why: String) {
-        if let node {
-            environment.loop.remove(fd: node.rawValue)
-            node.close()
-        }
-        node = nil
+        node.close()
         failure.report("\(name): device vanished (\(why))", reason: "device vanished", environment)
     }
 }

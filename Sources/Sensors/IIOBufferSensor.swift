@@ -16,7 +16,8 @@ public final class IIOBufferSensor: SensorBackend {
 
     private let environment: SensorEnvironment
     private let hasRawAttributes: Bool
-    private var node: FileDescriptor?
+    /// The buffer's character device; its chunks hold whole frames when they can.
+    private lazy var node = DeviceNode(path: devnode, loop: environment.loop, chunkSize: layout.frameBytes * 32)
     private var handler: ((Sample) -> Void)?
     private var latest: Sample?
     private var silenceTimer: Posix.Timer?
@@ -127,12 +128,12 @@ public final class IIOBufferSensor: SensorBackend {
     }
 
     deinit {
-        if node != nil { disable() }
+        if node.isOpen { disable() }
     }
 
     public func start(handler: @escaping (Sample) -> Void) throws(SensorError) {
         self.handler = handler
-        guard node == nil else { return }
+        guard !node.isOpen else { return }
         usableSinceStart = false
         // A synchronous first reading for Start, from the raw attributes while the
         // buffer is still off.
@@ -141,18 +142,13 @@ public final class IIOBufferSensor: SensorBackend {
             brokenBuffer("cannot enable the buffer: \(error)")
             throw SensorError("\(name): cannot enable the buffer: \(error)")
         }
-        let fd: FileDescriptor
         do {
-            fd = try FileDescriptor.open(devnode, [.readOnly, .nonBlocking])
-            try environment.loop.add(fd: fd.rawValue, events: .readable) { [weak self] events in self?.readable(events) }
+            try node.open(chunk: { [weak self] chunk in self?.frames(chunk) }, end: { [weak self] why in self?.vanished(why) })
         } catch {
             _ = SysfsFile.write(syspath + "/buffer/enable", "0")
             brokenBuffer("cannot read \(devnode): \(error)")
             throw SensorError("\(name): cannot read \(devnode): \(error)")
         }
-        // Without raw attributes there is no reading until the first frame; the service
-        // holds Start's reply for it (without blocking the loop).
-        node = fd
         do {
             if silenceTimer == nil {
                 silenceTimer = try Posix.Timer(loop: environment.loop) { [weak self] in self?.silent() }
@@ -172,42 +168,21 @@ public final class IIOBufferSensor: SensorBackend {
 
     private func disable() {
         silenceTimer?.disarm()
-        if let node {
-            environment.loop.remove(fd: node.rawValue)
-            node.close()
-        }
-        node = nil
+        node.close()
         _ = SysfsFile.write(syspath + "/buffer/enable", "0")
     }
 
-    private func readable(_ events: IOEvents) {
-        if !drain(), events.contains(.hangup) || events.contains(.error) {
-            vanished("\(devnode) hung up")
-        }
-    }
-
-    /// Reads every pending frame; false when nothing could be read.
-    @discardableResult
-    private func drain() -> Bool {
-        guard let node else { return false }
+    /// One chunk read from the buffer: whole frames; a trailing partial frame is dropped.
+    private func frames(_ chunk: ArraySlice<UInt8>) {
         let frameBytes = layout.frameBytes
-        let (end, readSomething) = node.drain(chunkSize: frameBytes * 32) { chunk in
-            var offset = chunk.startIndex
-            while offset + frameBytes <= chunk.endIndex {
-                frame(chunk[offset..<offset + frameBytes])
-                offset += frameBytes
-            }
-            if offset < chunk.endIndex {
-                problems.report("\(name): truncated frame (\(chunk.endIndex - offset) of \(frameBytes) bytes): dropped", logger: environment.logger)
-            }
-            return self.node != nil
+        var offset = chunk.startIndex
+        while offset + frameBytes <= chunk.endIndex {
+            frame(chunk[offset..<offset + frameBytes])
+            offset += frameBytes
         }
-        switch end {
-        case .endOfFile: vanished("end of file on \(devnode)")
-        case .failed(let error): vanished("read \(devnode): \(error)")
-        case .wouldBlock, .stopped: break
+        if offset < chunk.endIndex {
+            problems.report("\(name): truncated frame (\(chunk.endIndex - offset) of \(frameBytes) bytes): dropped", logger: environment.logger)
         }
-        return readSomething
     }
 
     private func frame(_ bytes: ArraySlice<UInt8>) {
@@ -243,7 +218,7 @@ public final class IIOBufferSensor: SensorBackend {
     }
 
     private func silent() {
-        guard node != nil, !usableSinceStart else { return }
+        guard node.isOpen, !usableSinceStart else { return }
         brokenBuffer("no usable frame within \(environment.settings.bufferSilenceMs) ms of enabling the buffer")
     }
 

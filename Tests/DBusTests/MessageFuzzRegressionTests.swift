@@ -1,6 +1,7 @@
 import CDBus
 import Testing
 @_spi(Testing) @testable import DBus
+import TestSupport
 
 /// Inputs that fuzz/targets/dbus_message.swift found (scripts/fuzz.sh dbus_message).
 @Suite struct MessageFuzzRegressionTests {

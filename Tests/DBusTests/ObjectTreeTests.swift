@@ -3,6 +3,7 @@ import Glibc
 @_spi(Testing) import Posix
 import Testing
 @_spi(Testing) @testable import DBus
+import TestSupport
 
 // ObjectTree and Connection on a real private dbus-daemon. The exporting connection and
 // the calling connections share one EventLoop on the test's thread (callAsync + run
@@ -54,7 +55,7 @@ let thermostatTable = InterfaceTable<Thermostat>(
 /// A private bus, a shared loop, an exporting connection with a thermostat and a
 /// calling connection.
 final class Fixture {
-    let bus: PrivateBus
+    let bus: TestBus
     let loop: EventLoop
     let server: Connection
     let client: Connection
@@ -62,7 +63,7 @@ final class Fixture {
     let thermostat = Thermostat()
 
     init() throws {
-        bus = try PrivateBus()
+        bus = try TestBus()
         loop = try EventLoop()
         server = try bus.connect()
         client = try bus.connect()
@@ -331,7 +332,7 @@ let errorPrefix = "org.freedesktop.DBus.Error."
     }
 
     @Test func blockingCallAgainstAnExporterOnItsOwnThread() throws {
-        let bus = try PrivateBus()
+        let bus = try TestBus()
         defer { bus.stop() }
         let address = bus.address
         final class Box: @unchecked Sendable { var name = "" }
@@ -376,7 +377,7 @@ let errorPrefix = "org.freedesktop.DBus.Error."
     }
 
     @Test func connectionLifecycle() throws {
-        let bus = try PrivateBus()
+        let bus = try TestBus()
         let loop = try EventLoop()
         let connection = try bus.connect()
         connection.attach(to: loop)

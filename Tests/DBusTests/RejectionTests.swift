@@ -3,6 +3,7 @@ import Glibc
 import Posix
 import Testing
 @_spi(Testing) @testable import DBus
+import TestSupport
 
 let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
 

@@ -3,6 +3,7 @@ import Glibc
 import Posix
 import Testing
 @_spi(Testing) @testable import DBus
+import TestSupport
 
 // Round trips through libdbus: values are appended to a real message by MessageWriter,
 // read back by MessageReader, and (in the `wire` variants) serialised to the D-Bus wire

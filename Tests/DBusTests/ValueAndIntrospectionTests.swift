@@ -1,5 +1,6 @@
 import Testing
 @_spi(Testing) @testable import DBus
+import TestSupport
 
 @Suite struct ValueHelperTests {
     @Test func signatures() {

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 @_spi(Testing) import Posix
 import Testing
+import TestSupport
 
 /// The project's bus policy files on a private bus configured like the system bus
 /// (type system, nothing owned and no method called unless a policy allows it),
@@ -122,7 +123,7 @@ final class SystemTypeBus {
         guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed") }
         let directory = String(cString: made)
         guard chmod(directory, 0o755) == 0 else { throw TestFailure("chmod \(directory) failed") }
-        bus = try TestBus(directory: directory, type: "system", rules: """
+        bus = try TestBus(directory: directory, type: "system", policy: """
               <policy context="default">
                 <allow user="*"/>
                 <deny own="*"/>

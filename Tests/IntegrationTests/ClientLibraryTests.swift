@@ -5,6 +5,7 @@ import OrientationClient
 import OrientationEngine
 @_spi(Testing) import Posix
 import Testing
+import TestSupport
 
 /// The Swift client library against the real daemon, including a daemon restart.
 @Suite struct ClientLibraryTests {

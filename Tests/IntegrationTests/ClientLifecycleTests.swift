@@ -2,6 +2,7 @@ import DBus
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// Client objects: creation, start/stop/close, ownership, death with the owner.
 @Suite struct ClientLifecycleTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The shipped interface XML, as GLib's and Qt's code generators take it: no error, no
 /// warning, and a description for every method, signal, property and argument.

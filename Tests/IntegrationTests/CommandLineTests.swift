@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The executables' command lines: help, usage errors, exit statuses, introspection XML.
 @Suite struct CommandLineTests {

@@ -2,6 +2,7 @@ import DBus
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// The daemon on a real private bus: name, introspection, properties, signals, exit.
 @Suite struct DaemonLifecycleTests {

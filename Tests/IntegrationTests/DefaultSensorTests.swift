@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import Testing
+import TestSupport
 
 /// The real accelerometer is the default on every bus; a simulated device is used only
 /// when asked for, and the daemon says at start which sensor it uses.

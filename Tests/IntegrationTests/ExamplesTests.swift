@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// The four "camera app" examples (examples/), each written the way its ecosystem writes
 /// them, built here and run against the real daemon on a private bus with a replay

@@ -2,6 +2,7 @@ import DBus
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// A headless sway (Debian 12's), run as an unprivileged user as sway requires, with a
 /// private XDG_RUNTIME_DIR; stopped when released.

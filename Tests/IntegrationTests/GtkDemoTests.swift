@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// A real X server for GUI tests: Debian's Xvfb on a display number it picks itself
 /// (-displayfd), stopped when released.

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// `make install` / `make uninstall` into a staging directory (DESTDIR), with the
 /// debug products standing in for the release build (ORIENTATIOND_PREBUILT), and the

@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import Testing
+import TestSupport
 
 /// Samples written to the replay FIFO reach the engine and come out as ordered signals.
 @Suite struct OrientationChangeTests {

@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// The per-client API of api.md observed over D-Bus: rules 1-4, signal routing,
 /// limits, the rotation lock, and rejected calls that change nothing.

@@ -2,6 +2,7 @@ import DBus
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// Start and RotationLocked under polkit, with python-dbusmock's polkitd standing in
 /// for org.freedesktop.PolicyKit1 on the test bus.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `orientationctl record` under umockdev: the daemon's discovery and backends, as a trace.
 @Suite struct RecordCommandTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `orientationctl replay`: the engine over a trace, as the scorer runs it.
 @Suite struct ReplayCommandTests {

@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import Testing
+import TestSupport
 
 /// logind's PrepareForSleep(false) re-arms the sensor in use.
 @Suite struct ResumeTests {

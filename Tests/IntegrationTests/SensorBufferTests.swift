@@ -1,6 +1,7 @@
 @_spi(Testing) import DBus
 import Foundation
 import Testing
+import TestSupport
 
 /// IIO buffers end to end: frames written into /dev/iio:deviceN → Orientation.
 @Suite struct SensorBufferTests {

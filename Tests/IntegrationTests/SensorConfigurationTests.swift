@@ -2,6 +2,7 @@ import DBus
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// The configuration file with real sensors: overrides at start, SIGHUP reloads.
 @Suite struct SensorConfigurationTests {

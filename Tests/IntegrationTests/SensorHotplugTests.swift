@@ -1,6 +1,7 @@
 @_spi(Testing) import DBus
 import Foundation
 import Testing
+import TestSupport
 
 /// udev add, change and remove while a client is started.
 @Suite struct SensorHotplugTests {

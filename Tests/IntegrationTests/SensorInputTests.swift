@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import Testing
+import TestSupport
 
 /// evdev accelerometers end to end: input events written into /dev/input/eventN.
 @Suite struct SensorInputTests {

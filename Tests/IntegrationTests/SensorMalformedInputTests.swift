@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import Testing
+import TestSupport
 
 /// Malformed kernel data never crashes the daemon: each is logged clearly, and the
 /// sample is dropped or the sensor skipped.

@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import Testing
+import TestSupport
 
 /// IIO polling end to end: attributes in a umockdev testbed → Orientation over D-Bus.
 @Suite struct SensorPollTests {

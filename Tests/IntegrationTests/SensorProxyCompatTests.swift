@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// `--sensor-proxy-compat`: iio-sensor-proxy's net.hadess.SensorProxy from the same
 /// sensor and engine, for its existing clients.

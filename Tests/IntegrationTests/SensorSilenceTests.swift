@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import Testing
+import TestSupport
 
 /// Event-driven sensors fall silent while the device is still: the kernel's input core
 /// drops repeated values, and IIO buffers on on-change or motion triggers send nothing new.

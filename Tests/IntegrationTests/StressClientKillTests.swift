@@ -2,6 +2,7 @@ import DBus
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// Fault campaign 1: client processes (`orientationctl monitor`) SIGKILLed at random
 /// moments of their life (before CreateClient returns, after Start, while signals
@@ -13,7 +14,7 @@ import Testing
     @Test func clientsKilledAtRandomMomentsLeaveNothingBehind() throws {
         let total = Stress.count(short: 40, full: 1000)
         let batchSize = Stress.count(short: 10, full: 25)
-        var random = StressRandom(seed: Stress.seed(Self.campaign))
+        var random = SplitMix(seed: Stress.seed(Self.campaign))
         let started = Date()
         let fixture = try DaemonFixture()
         let peer = try fixture.peer()

@@ -2,6 +2,7 @@ import DBus
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// Fault campaign 2: the sensor in use removed and added again, over and over, while
 /// clients are started (and others start, stop and close meanwhile), alternating an
@@ -13,7 +14,7 @@ import Testing
 
     @Test func sensorRemovedAndAddedWhileClientsAreStarted() throws {
         let cycles = Stress.count(short: 6, full: 100)
-        var random = StressRandom(seed: Stress.seed(Self.campaign))
+        var random = SplitMix(seed: Stress.seed(Self.campaign))
         let started = Date()
         let fixture = try SensorDaemonFixture()
         var syspath = FakeDevice.syspath(0)

@@ -2,6 +2,7 @@ import DBus
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// Fault campaign 3: a corpus of malformed D-Bus calls (wrong signatures, unknown
 /// members, interfaces and paths, wrong variant types in options and Set, huge arrays

@@ -2,6 +2,7 @@ import DBus
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// Fault campaigns 4 and 5: SIGTERM while an IIO buffer is enabled (the buffer is
 /// disabled again, exit 0), and the bus going away under load (a clear message and exit

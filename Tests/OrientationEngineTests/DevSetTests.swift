@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import OrientationEngine
+import TestSupport
 
 /// Deterministic regression test on the dev traces (`../shared/orientation-traces`, next to
 /// the repository). The metrics are a Swift port of `score.py` (README section 5); the test

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import OrientationEngine
+import TestSupport
 
 @Suite("Rest poses and thresholds")
 struct RestPoseTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import OrientationEngine
+import TestSupport
 
 @Suite("TraceLine")
 struct TraceLineTests {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import OrientationEngine
+import TestSupport
 
 /// Deterministic synthetic motion for tests: a pose (φ, θ) as a function of time, sampled
 /// at any rate, with optional noise, jitter and shakes.
@@ -56,24 +57,6 @@ struct Motion {
                               z: g.2 + noise * rng.gaussian()))
         }
         return out
-    }
-}
-
-/// A small deterministic random generator (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    mutating func gaussian() -> Double {
-        let u1 = max(uniform(), 1e-300), u2 = uniform()
-        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
     }
 }
 

@@ -88,71 +88,10 @@ BUFFER_TRIGGER = "P: /devices/platform/accel1/trigger1\nE: SUBSYSTEM=iio\nA: nam
 # The testbed helper: one JSON command per line on stdin, one JSON answer per line.
 # "stream" writes a frame of the current pose into the buffer node every `ms`; "pose"
 # changes the pose, writes one frame at once and answers with its CLOCK_MONOTONIC time.
-HELPER = r'''
-import gi, json, os, struct, sys, time
-gi.require_version('UMockdev', '1.0')
-from gi.repository import GLib, UMockdev
-tb = UMockdev.Testbed.new()
-state = {"raw": (0, -1000, 0), "node": None, "source": 0, "frames": 0}
-def frame():
-    x, y, z = state["raw"]
-    os.write(tb.get_dev_fd(state["node"]), struct.pack("<hhhxxq", x, y, z, time.monotonic_ns()))
-    state["frames"] += 1
-def tick():
-    frame()
-    return True
-def reply(**fields):
-    sys.stdout.write(json.dumps(fields) + "\n")
-    sys.stdout.flush()
-def handle(r):
-    op = r["op"]
-    if op == "add":
-        tb.add_from_string(r["text"])
-    elif op == "stream":
-        state["node"] = r["node"]
-        state["raw"] = tuple(r["raw"])
-        if state["source"]:
-            GLib.source_remove(state["source"])
-            state["source"] = 0
-        if r["ms"] > 0:
-            state["source"] = GLib.timeout_add(r["ms"], tick)
-    elif op == "pose":
-        state["raw"] = tuple(r["raw"])
-        t = time.monotonic_ns()
-        frame()
-        return {"t": t}
-    else:
-        raise Exception("unknown op " + op)
-    return {}
-def readable(channel, condition):
-    line = sys.stdin.readline()
-    if not line:
-        loop.quit()
-        return False
-    try:
-        reply(ok=True, **handle(json.loads(line)))
-    except Exception as e:
-        reply(ok=False, error=str(e))
-    return True
-loop = GLib.MainLoop()
-GLib.io_add_watch(GLib.IOChannel.unix_new(0), GLib.PRIORITY_DEFAULT, GLib.IO_IN | GLib.IO_HUP, readable)
-reply(ok=True, root=tb.get_root_dir())
-loop.run()
-'''
+# The one umockdev helper and the one private-bus launcher, shared with the tests.
+HELPER = os.path.join(ROOT, "scripts", "umockdev-helper.py")
+PRIVATE_BUS = os.path.join(ROOT, "scripts", "private-bus.sh")
 
-BUS_CONF = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>{type}</type>
-  <listen>unix:path={path}</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-"""
 
 
 class BenchError(Exception):
@@ -205,7 +144,7 @@ class Testbed:
     def __init__(self, devices):
         env = dict(os.environ, LD_PRELOAD=PRELOAD)
         env.pop("UMOCKDEV_DIR", None)
-        self.proc = CHILDREN.start([PYTHON, "-c", HELPER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self.proc = CHILDREN.start([PYTHON, HELPER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                    env=env, bufsize=0)
         self.pending = b""
         self.root = self.answer()["root"]
@@ -264,12 +203,10 @@ class Testbed:
 
 class Bus:
     def __init__(self, directory, kind):
-        self.path = os.path.join(directory, f"{kind}-bus")
-        conf = os.path.join(directory, f"{kind}-bus.conf")
-        with open(conf, "w") as f:
-            f.write(BUS_CONF.format(type=kind, path=self.path))
-        self.proc = CHILDREN.start(["dbus-daemon", "--nofork", "--nopidfile", "--nosyslog",
-                                    f"--config-file={conf}", "--print-address=1"],
+        home = os.path.join(directory, f"{kind}-bus")
+        os.makedirs(home, exist_ok=True)
+        self.path = os.path.join(home, "bus")
+        self.proc = CHILDREN.start(["bash", PRIVATE_BUS, home, kind],
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         if not select.select([self.proc.stdout], [], [], 10)[0]:
             raise BenchError("dbus-daemon did not start within 10 s")

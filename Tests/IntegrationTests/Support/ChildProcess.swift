@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// A product executable started by a test, its standard error kept in a file.
 final class ChildProcess {

@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import Glibc
+import TestSupport
 
 /// A private bus with orientationd on it, fed through a replay FIFO the test writes to.
 final class DaemonFixture {

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// A python-dbusmock template (Debian's python3-dbusmock) serving on a test bus, e.g.
 /// `polkitd` as org.freedesktop.PolicyKit1. Killed when released.

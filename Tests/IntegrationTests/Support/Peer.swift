@@ -1,6 +1,7 @@
 @_spi(Testing) import DBus
 import Foundation
 @_spi(Testing) import Posix
+import TestSupport
 
 /// A bus connection used by a test: makes calls and records every signal it receives.
 final class Peer {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// `make asan` (scripts/asan.sh): the integration tests run an orientationd built with
 /// AddressSanitizer/LeakSanitizer instead of the product next to the tests.

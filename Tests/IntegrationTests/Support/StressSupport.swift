@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// The fault campaigns (Stress*Tests): short counts by default, so that they run inside
 /// `make test`; `ORIENTATIOND_STRESS=full` (`make stress`) gives the full counts. Every
@@ -65,15 +66,3 @@ struct StressSeries {
     }
 }
 
-/// SplitMix64: small, seedable, good enough for choosing delays.
-struct StressRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
+import TestSupport
 
-/// A umockdev testbed, driven through a small helper: Debian's python3 with
+/// A umockdev testbed, driven through the project's helper (scripts/umockdev-helper.py): Debian's python3 with
 /// gi.repository.UMockdev, run with libumockdev-preload (the testbed's own uevent sender
 /// resolves devices through libudev, so it must see the testbed too; the test process
 /// itself cannot be preloaded). The helper owns the testbed and runs a GLib main loop,
@@ -20,56 +21,12 @@ final class UmockdevTestbed {
     static let python = "/usr/bin/python3"
     static let preload = "libumockdev-preload.so.0"
 
-    static let helper = #"""
-    import gi, json, os, sys
-    gi.require_version('UMockdev', '1.0')
-    from gi.repository import GLib, UMockdev
-    tb = UMockdev.Testbed.new()
-    def reply(**fields):
-        sys.stdout.write(json.dumps(fields) + "\n")
-        sys.stdout.flush()
-    def handle(r):
-        op = r["op"]
-        if op == "add":
-            tb.add_from_string(r["text"])
-        elif op == "attr":
-            tb.set_attribute(r["dev"], r["name"], r["value"])
-        elif op == "prop":
-            tb.set_property(r["dev"], r["name"], r["value"])
-        elif op == "uevent":
-            tb.uevent(r["dev"], r["action"])
-        elif op == "remove":
-            tb.uevent(r["dev"], "remove")
-            tb.remove_device(r["dev"])
-        elif op == "write":
-            fd = tb.get_dev_fd(r["node"])
-            if fd < 0:
-                raise Exception("no pty for " + r["node"])
-            os.write(fd, bytes.fromhex(r["hex"]))
-        elif op == "ioctl":
-            tb.load_ioctl(r["node"], r["path"])
-        else:
-            raise Exception("unknown op " + op)
-    def readable(channel, condition):
-        line = sys.stdin.readline()
-        if not line:
-            loop.quit()
-            return False
-        try:
-            handle(json.loads(line))
-            reply(ok=True)
-        except Exception as e:
-            reply(ok=False, error=str(e))
-        return True
-    loop = GLib.MainLoop()
-    GLib.io_add_watch(GLib.IOChannel.unix_new(0), GLib.PRIORITY_DEFAULT, GLib.IO_IN | GLib.IO_HUP, readable)
-    reply(ok=True, root=tb.get_root_dir())
-    loop.run()
-    """#
+    /// The one helper, shared with the benchmarks.
+    static let helper = repositoryRoot + "/scripts/umockdev-helper.py"
 
     init() throws {
         process.executableURL = URL(fileURLWithPath: Self.python)
-        process.arguments = ["-c", Self.helper]
+        process.arguments = [Self.helper]
         var env = ProcessInfo.processInfo.environment
         env["LD_PRELOAD"] = Self.preload
         env.removeValue(forKey: "UMOCKDEV_DIR")

@@ -6,13 +6,13 @@ import Glibc
 /// on the spawning thread's signal mask, and the test runner's worker threads block
 /// signals, so a program that handles SIGTERM with a plain handler (GLib's
 /// g_unix_signal_add, Qt's usual socket-pair trick) would never see it.
-final class SpawnedProcess {
-    let pid: pid_t
-    let stdoutPath: String
-    let stderrPath: String
-    private(set) var exitStatus: Int32?
+public final class SpawnedProcess {
+    public let pid: pid_t
+    public let stdoutPath: String
+    public let stderrPath: String
+    public private(set) var exitStatus: Int32?
 
-    init(_ path: String, _ arguments: [String], directory: String) throws {
+    public init(_ path: String, _ arguments: [String], directory: String) throws {
         let name = directory + "/" + (path as NSString).lastPathComponent + "-" + UUID().uuidString.prefix(8)
         stdoutPath = name + ".stdout"
         stderrPath = name + ".stderr"
@@ -37,9 +37,9 @@ final class SpawnedProcess {
         defer { for p in argv { free(p) } }
         var pid: pid_t = 0
         let previous = FileManager.default.currentDirectoryPath
-        FileManager.default.changeCurrentDirectoryPath(directory)
+        _ = FileManager.default.changeCurrentDirectoryPath(directory)
         let rc = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
-        FileManager.default.changeCurrentDirectoryPath(previous)
+        _ = FileManager.default.changeCurrentDirectoryPath(previous)
         guard rc == 0 else { throw TestFailure("cannot start \(path): \(String(cString: strerror(rc)))") }
         self.pid = pid
     }
@@ -52,11 +52,11 @@ final class SpawnedProcess {
         }
     }
 
-    var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
-    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    public var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+    public var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
     /// Reaps the process if it has exited.
-    var isRunning: Bool {
+    public var isRunning: Bool {
         guard exitStatus == nil else { return false }
         var status: Int32 = 0
         let rc = waitpid(pid, &status, WNOHANG)
@@ -66,5 +66,5 @@ final class SpawnedProcess {
         return false
     }
 
-    func signal(_ number: Int32) { kill(pid, number) }
+    public func signal(_ number: Int32) { kill(pid, number) }
 }

@@ -3,61 +3,9 @@ import Glibc
 @_spi(Testing) import Posix
 import Testing
 @_spi(Testing) @testable import DBus
+import TestSupport
 
-/// A private dbus-daemon listening on a socket in a temporary directory, killed with
-/// SIGKILL (and its directory removed) by `stop()`.
-final class PrivateBus {
-    let directory: String
-    let address: String
-    private let process: Process
-
-    init() throws {
-        directory = NSTemporaryDirectory() + "dbus-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let socket = directory + "/bus"
-        address = "unix:path=" + socket
-        let config = """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>\(address)</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """
-        let configPath = directory + "/bus.conf"
-        try config.write(toFile: configPath, atomically: true, encoding: .utf8)
-
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        process.arguments = ["--config-file=" + configPath, "--nofork", "--nopidfile", "--nosyslog"]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-
-        // Wait (bounded) for the socket to appear.
-        let deadline = MonotonicClock.milliseconds() + 10_000
-        while !FileSystem.exists(socket) {
-            guard process.isRunning, MonotonicClock.milliseconds() < deadline else {
-                stop()
-                throw BusError.failed("dbus-daemon did not start")
-            }
-            usleep(5_000)  // polling a condition with a deadline, not synchronising on time
-        }
-        // The socket file exists from bind(); the daemon is ready once a client can
-        // connect and say Hello.
-        do {
-            try connect().close()
-        } catch {
-            stop()
-            throw error
-        }
-    }
-
+extension TestBus {
     /// A new connection to this bus (retrying briefly while the daemon finishes starting).
     func connect() throws -> Connection {
         let deadline = MonotonicClock.milliseconds() + 10_000
@@ -69,14 +17,6 @@ final class PrivateBus {
                 usleep(10_000)
             }
         }
-    }
-
-    func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(atPath: directory)
     }
 }
 
