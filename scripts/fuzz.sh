@@ -26,28 +26,62 @@ seconds=${FUZZ_SECONDS:-10}
 build=.build/fuzz
 lib=$build/lib
 
-# Module: its dependencies among these (built first).
-declare -A module_deps=(
-    [Posix]=""
-    [OrientationAPI]=""
-    [OrientationEngine]="OrientationAPI"
-    [DBus]="Posix"
-    [Udev]="Posix"
-    [Sensors]="Posix Udev OrientationEngine OrientationAPI"
-    [Service]="DBus Posix Sensors OrientationEngine OrientationAPI"
+# Each target names the library module it fuzzes; the modules to build, their order
+# and what each links come from the package's own graph (`swift package describe`), so
+# a new dependency in Package.swift needs no edit here.
+declare -A target_module=(
+    [scan_type]=Sensors
+    [mount_matrix]=Sensors
+    [sysfs_number]=Sensors
+    [trace_line]=OrientationEngine
+    [configuration]=Sensors
+    [client_options]=Service
+    [dbus_message]=DBus
 )
-module_order=(Posix OrientationAPI OrientationEngine DBus Udev Sensors Service)
-
-# Target: the modules it links (dependencies after dependents) and its support files.
-declare -A target_modules=(
-    [scan_type]="Sensors Udev Posix OrientationEngine OrientationAPI"
-    [mount_matrix]="Sensors Udev Posix OrientationEngine OrientationAPI"
-    [sysfs_number]="Sensors Udev Posix OrientationEngine OrientationAPI"
-    [trace_line]="OrientationEngine OrientationAPI"
-    [configuration]="Sensors Udev Posix OrientationEngine OrientationAPI"
-    [client_options]="Service Sensors Udev DBus Posix OrientationEngine OrientationAPI"
-    [dbus_message]="DBus Posix"
-)
+# "Module dep dep..." for every Swift library target, dependencies first (system
+# library targets, the C shims, are headers given with -I below).
+mapfile -t graph < <(swift package describe --type json | python3 -c '
+import json, sys
+targets = {t["name"]: t for t in json.load(sys.stdin)["targets"]}
+swift = {n for n, t in targets.items() if t["type"] == "library" and t.get("module_type") == "SwiftTarget"}
+done = []
+def visit(name):
+    if name in done or name not in swift:
+        return
+    for dep in targets[name].get("target_dependencies") or []:
+        visit(dep)
+    done.append(name)
+for name in sorted(swift):
+    visit(name)
+for name in done:
+    print(name, *[d for d in targets[name].get("target_dependencies") or [] if d in swift])
+')
+((${#graph[@]} > 0)) || { echo "fuzz: swift package describe gave no module graph" >&2; exit 1; }
+declare -A module_deps=()
+module_order=()
+for line in "${graph[@]}"; do
+    read -r module deps <<<"$line"
+    module_deps[$module]=$deps
+    module_order+=("$module")
+done
+# A module and everything it depends on, dependents before dependencies (link order).
+closure() {
+    local seen=" " queue=("$1") out=() m d
+    while ((${#queue[@]} > 0)); do
+        m=${queue[0]}
+        queue=("${queue[@]:1}")
+        [[ $seen == *" $m "* ]] && continue
+        seen+="$m "
+        for d in ${module_deps[$m]}; do queue+=("$d"); done
+    done
+    for ((i = ${#module_order[@]} - 1; i >= 0; i--)); do
+        m=${module_order[i]}
+        [[ $seen == *" $m "* ]] && out+=("$m")
+    done
+    echo "${out[@]}"
+}
+declare -A target_modules=()
+for t in "${!target_module[@]}"; do target_modules[$t]=$(closure "${target_module[$t]}"); done
 declare -A target_support=(
     [client_options]="fuzz/support/FuzzBytes.swift"
     [dbus_message]="fuzz/support/FuzzBytes.swift"

@@ -25,8 +25,7 @@ public final class Connection {
 
     let raw: OpaquePointer
     private let bridge: LoopBridge
-    private var handlers: [(id: Int, handler: (Message) -> Bool)] = []
-    private var nextHandlerID = 0
+    private var handlers: [(Message) -> Bool] = []
     private var closed = false
 
     /// The name the bus gave this connection (":1.42").
@@ -116,15 +115,10 @@ public final class Connection {
     // MARK: Incoming messages
 
     /// Adds a handler for incoming messages; it returns true when it consumed the message.
-    /// Handlers run in the order they were added. Returns a token for `removeHandler`.
-    @discardableResult
-    public func addHandler(_ handler: @escaping (Message) -> Bool) -> Int {
-        nextHandlerID += 1
-        handlers.append((nextHandlerID, handler))
-        return nextHandlerID
+    /// Handlers run in the order they were added, for the connection's life.
+    public func addHandler(_ handler: @escaping (Message) -> Bool) {
+        handlers.append(handler)
     }
-
-    public func removeHandler(_ id: Int) { handlers.removeAll { $0.id == id } }
 
     fileprivate func deliver(_ raw: OpaquePointer) -> Bool {
         let message = Message(owning: dbus_message_ref(raw))
@@ -134,7 +128,7 @@ public final class Connection {
             callback?()
             return true
         }
-        for entry in handlers where entry.handler(message) { return true }
+        for handler in handlers where handler(message) { return true }
         return false
     }
 

@@ -136,17 +136,3 @@ public enum Introspection {
     }
 }
 
-extension String {
-    /// Standard-library-only replacement (the DBus layer does not import Foundation).
-    func replacingOccurrences(of target: String, with replacement: String) -> String {
-        guard !target.isEmpty else { return self }
-        var result = ""
-        var rest = Substring(self)
-        while let range = rest.firstRange(of: target) {
-            result += rest[..<range.lowerBound]
-            result += replacement
-            rest = rest[range.upperBound...]
-        }
-        return result + rest
-    }
-}

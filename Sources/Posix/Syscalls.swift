@@ -72,10 +72,6 @@ func system_sigprocmask_block(_ mask: inout sigset_t) -> Result<Void, Errno> {
     return rc != 0 ? .failure(Errno(rawValue: rc)) : .success(())
 }
 
-func system_eventfd() -> Result<Int32, Errno> {
-    valueOrErrno(eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)))
-}
-
 func system_inotify_init() -> Result<Int32, Errno> {
     valueOrErrno(inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK)))
 }

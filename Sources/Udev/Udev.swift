@@ -14,13 +14,6 @@ public final class UdevContext {
 
     deinit { udev_unref(handle) }
 
-    /// The device at `syspath` (e.g. /sys/devices/.../iio:device0), or nil when it does
-    /// not exist (any more).
-    public func device(syspath: String) -> UdevDevice? {
-        guard let raw = udev_device_new_from_syspath(handle, syspath) else { return nil }
-        return UdevDevice(owning: raw, context: self)
-    }
-
     /// Every device of `subsystem` present now, in libudev's order (by syspath).
     public func devices(subsystem: String) -> [UdevDevice] {
         guard let enumerate = udev_enumerate_new(handle) else { return [] }
@@ -31,8 +24,9 @@ public final class UdevContext {
         // udev_list_entry_foreach is a macro: walk the list by hand.
         var entry = udev_enumerate_get_list_entry(enumerate)
         while let current = entry {
-            if let name = udev_list_entry_get_name(current), let device = self.device(syspath: String(cString: name)) {
-                result.append(device)
+            // A device that went between the scan and now is simply not listed.
+            if let name = udev_list_entry_get_name(current), let raw = udev_device_new_from_syspath(handle, name) {
+                result.append(UdevDevice(owning: raw, context: self))
             }
             entry = udev_list_entry_get_next(current)
         }
@@ -68,16 +62,6 @@ public final class UdevDevice {
     /// The uevent action ("add", "remove", "change", ...) for a device from a monitor.
     public var action: String? { Self.string(udev_device_get_action(handle)) }
 
-    public func property(_ name: String) -> String? { Self.string(udev_device_get_property_value(handle, name)) }
-
-    /// A sysfs attribute as libudev reads it (cached per device object), trailing
-    /// newline removed.
-    public func attribute(_ name: String) -> String? {
-        guard var value = Self.string(udev_device_get_sysattr_value(handle, name)) else { return nil }
-        while value.last == "\n" { value.removeLast() }
-        return value
-    }
-
     /// Every udev property (KEY=value) of the device.
     public var properties: [String: String] {
         var result: [String: String] = [:]
@@ -89,15 +73,6 @@ public final class UdevDevice {
             entry = udev_list_entry_get_next(current)
         }
         return result
-    }
-
-    /// The closest ancestor in `subsystem` (the returned object keeps this one's
-    /// context alive, and owns its own reference).
-    public func parent(subsystem: String) -> UdevDevice? {
-        guard let raw = udev_device_get_parent_with_subsystem_devtype(handle, subsystem, nil) else { return nil }
-        // The parent belongs to the child: take a reference of our own.
-        guard let owned = udev_device_ref(raw) else { return nil }
-        return UdevDevice(owning: owned, context: context)
     }
 
     public var parent: UdevDevice? {
