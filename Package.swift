@@ -48,7 +48,7 @@ let package = Package(
 
         // What the test targets share: the private bus, temporary directories, spawning,
         // SplitMix.
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["Posix"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "OrientationEngineTests", dependencies: ["OrientationEngine", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PosixTests", dependencies: ["Posix"], swiftSettings: strict),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"], swiftSettings: strict),

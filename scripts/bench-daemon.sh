@@ -57,9 +57,7 @@ cleanup() {
     rm -rf "$tmp"
     exit "$status"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+on_exit cleanup
 
 private_bus_start "$tmp" || { echo "bench: cannot start a private bus" >&2; exit 1; }
 address=$bus_address

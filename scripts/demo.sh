@@ -66,9 +66,7 @@ cleanup() {
     echo "demo: stopped orientationd and the private bus" >&2
     exit "$status"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+on_exit cleanup
 
 # A private session-type bus listening on a socket inside $tmp.
 private_bus_start "$tmp" || { echo "demo: cannot start a private bus" >&2; exit 1; }

@@ -15,6 +15,8 @@
 #                           bus_address; returns 1 (with a message) if it does not
 #                           listen within 5 s
 #   stop_process PID        SIGTERM, up to ~2 s to exit, then SIGKILL
+#   on_exit FUNCTION        runs FUNCTION at exit, after Ctrl-C (status 130) and after
+#                           SIGTERM (143): where a script stops what it started
 
 private_bus_launch() {
     local dir=$1 type=${2:-session} policy=${3:-}
@@ -74,6 +76,12 @@ stop_process() {
     done
     kill -KILL "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
+}
+
+on_exit() {
+    trap "$1" EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then

@@ -12,6 +12,9 @@
 
 /* pipe2 needs _GNU_SOURCE, which the Glibc module is not built with. */
 extern int pipe2(int pipefd[2], int flags);
+#include <spawn.h>
+/* So does posix_spawn_file_actions_addchdir_np (glibc 2.29). */
+extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
 
 /* EVIOCGABS is a function-like macro; Swift cannot import it. */
 static inline unsigned long clinux_eviocgabs(unsigned int axis) { return EVIOCGABS(axis); }

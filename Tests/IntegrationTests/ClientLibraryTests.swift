@@ -10,10 +10,7 @@ import TestSupport
 /// The Swift client library against the real daemon, including a daemon restart.
 @Suite struct ClientLibraryTests {
     @Test func eventsArriveWillChangeFirstAndTheClientReattachesAfterARestart() throws {
-        let fixture = try DaemonFixture()
-        let peer = try fixture.peer()
-        fixture.hold(.normal, durationMs: 300)
-        #expect(fixture.drained())
+        let (fixture, peer) = try DaemonFixture.upright()
 
         let loop = try EventLoop()
         let client = try OrientationClient(bus: .address(fixture.bus.address), loop: loop,
@@ -102,10 +99,7 @@ import TestSupport
     /// Another main loop (here: plain poll(2), as a GLib or Qt loop would watch it) drives
     /// the client through its descriptor and dispatch(), on the test's own thread.
     @Test func foreignMainLoopDrivesTheClientThroughItsDescriptor() throws {
-        let fixture = try DaemonFixture()
-        let peer = try fixture.peer()
-        fixture.hold(.normal, durationMs: 300)
-        #expect(fixture.drained())
+        let (fixture, peer) = try DaemonFixture.upright()
         let client = try OrientationClient(bus: .address(fixture.bus.address), configuration: .init(supported: [.normal]))
         var events: [OrientationClient.Event] = []
         client.onEvent = { events.append($0) }
@@ -138,10 +132,7 @@ import TestSupport
     /// Swift concurrency: connect, start and iterate events with for-await; the client
     /// re-attaches after a restart; cancelling the iterating task closes it.
     @Test func asyncClientStreamsEventsAndClosesWhenCancelled() async throws {
-        let fixture = try DaemonFixture()
-        let peer = try fixture.peer()
-        fixture.hold(.normal, durationMs: 300)
-        #expect(fixture.drained())
+        let (fixture, peer) = try DaemonFixture.upright()
         let client = try await AsyncOrientationClient.connect(bus: .address(fixture.bus.address),
                                                               configuration: .init(supported: [.normal, .bottomUp]))
         try await client.start()

@@ -118,10 +118,7 @@ import TestSupport
     }
 
     @Test func orientationctlMonitorPrintsChanges() throws {
-        let fixture = try DaemonFixture()
-        let peer = try fixture.peer()
-        fixture.hold(.normal, durationMs: 300)
-        #expect(fixture.drained())
+        let (fixture, peer) = try DaemonFixture.upright()
         let monitor = try ChildProcess(product: "orientationctl", arguments: ["--address", fixture.bus.address, "monitor", "--json"],
                                        directory: fixture.bus.directory)
         #expect(peer.waitUntil { (try? peer.managerProperty("ActiveClients")) == .uint32(1) })

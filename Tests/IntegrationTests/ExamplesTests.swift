@@ -23,10 +23,7 @@ import TestSupport
 
     /// Runs `command` (the example, given the bus address last) and turns the device.
     func check(_ command: [String], directory: String) throws {
-        let fixture = try DaemonFixture()
-        _ = try fixture.peer()
-        fixture.hold(.normal, durationMs: 300)
-        #expect(fixture.drained())
+        let (fixture, _) = try DaemonFixture.upright()
         let process = try SpawnedProcess(command[0], Array(command.dropFirst()) + [fixture.bus.address], directory: directory)
         func output() -> String { process.stdout }
         func errors() -> String { process.stderr }

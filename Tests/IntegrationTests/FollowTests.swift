@@ -77,10 +77,7 @@ final class HeadlessSway {
         let sway = try HeadlessSway()
         _ = sway.swaymsg(["output", "HEADLESS-1", "transform", "180"])
         #expect(sway.transform() == "180")
-        let fixture = try DaemonFixture()
-        let peer = try fixture.peer()
-        fixture.hold(.normal, durationMs: 300)
-        #expect(fixture.drained())
+        let (fixture, peer) = try DaemonFixture.upright()
         let follow = try ChildProcess(product: "orientationctl",
                                       arguments: ["--address", fixture.bus.address, "follow", "--sway", "--output", "HEADLESS-1", "--restore"],
                                       directory: fixture.bus.directory, environment: sway.environment)
@@ -107,10 +104,7 @@ final class HeadlessSway {
     @Test func swayGoneIsAClearExit() throws {
         let sway = try HeadlessSway()
         _ = sway.swaymsg(["output", "HEADLESS-1", "transform", "270"])
-        let fixture = try DaemonFixture()
-        _ = try fixture.peer()
-        fixture.hold(.normal, durationMs: 300)
-        #expect(fixture.drained())
+        let (fixture, _) = try DaemonFixture.upright()
         let follow = try ChildProcess(product: "orientationctl", arguments: ["--address", fixture.bus.address, "follow", "--sway"],
                                       directory: fixture.bus.directory, environment: sway.environment)
         #expect(waitUntil(seconds: 10) { sway.transform() == "normal" }, "\(follow.stderr)")
@@ -129,10 +123,7 @@ final class HeadlessSway {
     }
 
     @Test func execRunsTheCommandAndSurvivesItsFailures() throws {
-        let fixture = try DaemonFixture()
-        _ = try fixture.peer()
-        fixture.hold(.normal, durationMs: 300)
-        #expect(fixture.drained())
+        let (fixture, _) = try DaemonFixture.upright()
         let record = fixture.bus.directory + "/applied.txt"
         let command = "echo {orientation} {degrees} >> \(record); [ {degrees} != 180 ] || exit 3"
         let follow = try ChildProcess(product: "orientationctl", arguments: ["--address", fixture.bus.address, "follow", "--exec", command],
@@ -160,10 +151,7 @@ final class HeadlessSway {
     /// clients with different supported sets; focus moves between them through sway.
     @Test func focusedAppDecidesTheScreensOrientation() throws {
         let sway = try HeadlessSway()
-        let fixture = try DaemonFixture()
-        _ = try fixture.peer()
-        fixture.hold(.normal, durationMs: 300)
-        #expect(fixture.drained())
+        let (fixture, _) = try DaemonFixture.upright()
         let script = fixture.bus.directory + "/window.py"
         try Self.windowScript.write(toFile: script, atomically: true, encoding: .utf8)
         func window(_ title: String, _ supported: String) throws -> SpawnedProcess {
@@ -236,10 +224,7 @@ final class HeadlessSway {
     /// panel it applies the same transforms as --sway.
     @Test func wlrRandrFailureIsLoggedAndUnknownOutputsListed() throws {
         let sway = try HeadlessSway()
-        let fixture = try DaemonFixture()
-        _ = try fixture.peer()
-        fixture.hold(.normal, durationMs: 300)
-        #expect(fixture.drained())
+        let (fixture, _) = try DaemonFixture.upright()
         let unknown = try ChildProcess.run(product: "orientationctl",
                                            arguments: ["--address", fixture.bus.address, "follow", "--wlr-randr", "--output", "NOPE"],
                                            directory: fixture.bus.directory, environment: sway.environment)

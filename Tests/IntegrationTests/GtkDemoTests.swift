@@ -74,10 +74,7 @@ final class VirtualDisplay {
     /// PNGs that exist, are not blank and differ between orientations.
     @Test func everyPageBehavesAndTheScreenshotsShowIt() throws {
         let display = try VirtualDisplay()
-        let fixture = try DaemonFixture()
-        _ = try fixture.peer()
-        fixture.hold(.normal, durationMs: 300)
-        #expect(fixture.drained())
+        let (fixture, _) = try DaemonFixture.upright()
         let directory = fixture.bus.directory
         let log = directory + "/state.log"
         let shots = directory + "/shots"

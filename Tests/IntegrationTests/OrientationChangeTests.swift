@@ -6,10 +6,7 @@ import TestSupport
 /// Samples written to the replay FIFO reach the engine and come out as ordered signals.
 @Suite struct OrientationChangeTests {
     @Test func rotationsAreSeenInOrderWithWillChangeFirst() throws {
-        let fixture = try DaemonFixture()
-        let peer = try fixture.peer()
-        fixture.hold(.normal, durationMs: 500)
-        #expect(fixture.drained())
+        let (fixture, peer) = try DaemonFixture.upright(holdMs: 500)
         let path = try peer.createClient()
         try peer.call(path, Peer.clientInterface, "Start")
         #expect(try peer.managerProperty("Orientation") == .string("normal"))
@@ -41,10 +38,7 @@ import TestSupport
     }
 
     @Test func orientationIsNotUpdatedWhileNoClientIsStarted() throws {
-        let fixture = try DaemonFixture()
-        let peer = try fixture.peer()
-        fixture.hold(.normal, durationMs: 300)
-        #expect(fixture.drained())
+        let (fixture, peer) = try DaemonFixture.upright()
         let path = try peer.createClient()
         try peer.call(path, Peer.clientInterface, "Start")
         try peer.call(path, Peer.clientInterface, "Stop")

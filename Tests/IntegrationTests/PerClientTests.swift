@@ -195,10 +195,7 @@ import TestSupport
     }
 
     @Test func killedClientReleasesTheSensor() throws {
-        let fixture = try DaemonFixture()
-        let peer = try fixture.peer()
-        fixture.hold(.normal, durationMs: 300)
-        #expect(fixture.drained())
+        let (fixture, peer) = try DaemonFixture.upright()
         let monitor = try ChildProcess(product: "orientationctl", arguments: ["--address", fixture.bus.address, "monitor"],
                                        directory: fixture.bus.directory)
         #expect(peer.waitUntil { (try? peer.managerProperty("ActiveClients")) == .uint32(1) })
@@ -235,10 +232,7 @@ import TestSupport
 /// ClientsForProcess: the started clients of one process, from the bus's credentials.
 @Suite struct ClientsForProcessTests {
     @Test func startedClientsOfTheProcessInCreationOrder() throws {
-        let fixture = try DaemonFixture()
-        let peer = try fixture.peer()
-        fixture.hold(.normal, durationMs: 200)
-        #expect(fixture.drained())
+        let (fixture, peer) = try DaemonFixture.upright(holdMs: 200)
         let other = try Peer(bus: fixture.bus, watchManager: false)
         let first = try peer.createClient()
         let idle = try peer.createClient()

@@ -7,10 +7,7 @@ import TestSupport
 @Suite struct ResumeTests {
     /// A daemon holding normal, with one started client.
     func startedClient() throws -> (DaemonFixture, Peer) {
-        let fixture = try DaemonFixture()
-        let peer = try fixture.peer()
-        fixture.hold(.normal, durationMs: 200)
-        #expect(fixture.drained())
+        let (fixture, peer) = try DaemonFixture.upright(holdMs: 200)
         let client = try peer.createClient()
         try peer.call(client, Peer.clientInterface, "Start")
         return (fixture, peer)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Posix
 
 /// A program started the way a shell starts it: no signal blocked and SIGTERM/SIGINT at
 /// their default action, standard output and error to files. Foundation's Process passes
@@ -16,32 +17,16 @@ public final class SpawnedProcess {
         let name = directory + "/" + (path as NSString).lastPathComponent + "-" + UUID().uuidString.prefix(8)
         stdoutPath = name + ".stdout"
         stderrPath = name + ".stderr"
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGINT, SIGPIPE] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { for p in argv { free(p) } }
-        var pid: pid_t = 0
-        let previous = FileManager.default.currentDirectoryPath
-        _ = FileManager.default.changeCurrentDirectoryPath(directory)
-        let rc = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
-        _ = FileManager.default.changeCurrentDirectoryPath(previous)
-        guard rc == 0 else { throw TestFailure("cannot start \(path): \(String(cString: strerror(rc)))") }
-        self.pid = pid
+        let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        let output = open(stdoutPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let error = open(stderrPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        defer { for fd in [input, output, error] where fd >= 0 { close(fd) } }
+        guard input >= 0, output >= 0, error >= 0 else { throw TestFailure("cannot open the output files of \(path)") }
+        do {
+            pid = try Subprocess.start(path, arguments, input: input, output: output, error: error, directory: directory)
+        } catch {
+            throw TestFailure("cannot start \(path): \(error)")
+        }
     }
 
     deinit {
@@ -58,11 +43,8 @@ public final class SpawnedProcess {
     /// Reaps the process if it has exited.
     public var isRunning: Bool {
         guard exitStatus == nil else { return false }
-        var status: Int32 = 0
-        let rc = waitpid(pid, &status, WNOHANG)
-        guard rc == pid else { return true }
-        // WIFEXITED: the low 7 bits are 0; the status is the next byte. A signal: 128+N.
-        exitStatus = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        guard let status = Subprocess.poll(pid) else { return true }
+        exitStatus = status
         return false
     }
 

@@ -25,6 +25,16 @@ final class DaemonFixture {
                                   directory: bus.directory)
     }
 
+    /// Where most tests start: a daemon whose replayed device has been upright for
+    /// `holdMs` (read to the end), its name owned, and a peer on its bus.
+    static func upright(extraArguments: [String] = [], holdMs: Int = 300) throws -> (DaemonFixture, Peer) {
+        let fixture = try DaemonFixture(extraArguments: extraArguments)
+        let peer = try fixture.peer()
+        fixture.hold(.normal, durationMs: holdMs)
+        guard fixture.drained() else { throw TestFailure("the daemon did not read its samples:\n\(fixture.daemon.stderr)") }
+        return (fixture, peer)
+    }
+
     /// A peer on the fixture's bus, once the daemon owns its name.
     func peer(watchManager: Bool = true) throws -> Peer {
         let peer = try Peer(bus: bus, watchManager: watchManager)
