@@ -21,23 +21,20 @@ enum Common {
         }
     }
 
-    enum Outcome {
-        case run(Parsed)
-        case exit(Int32)
-    }
-
-    /// Parses a subcommand's arguments: its help on --help (exit 0), a usage error (exit
-    /// 2), or the parsed options to run with.
-    static func parse(_ command: Command, _ arguments: [String]) -> Outcome {
+    /// Parses a subcommand's arguments: the parsed options to run with, or nil with the
+    /// status to exit with — 0 after printing the help for --help, 2 after a usage error.
+    static func parse(_ command: Command, _ arguments: [String], exitStatus: inout Int32) -> Parsed? {
         do {
             let parsed = try command.parse(arguments)
-            if parsed.has("--help") {
+            guard !parsed.has("--help") else {
                 Output.line(command.help)
-                return .exit(0)
+                exitStatus = 0
+                return nil
             }
-            return .run(parsed)
+            return parsed
         } catch {
-            return .exit(usageError(error.message))
+            exitStatus = usageError(error.message)
+            return nil
         }
     }
 }

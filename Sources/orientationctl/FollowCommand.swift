@@ -78,11 +78,8 @@ enum FollowCommand {
     enum Target: Equatable { case sway, wlrRandr, exec(String) }
 
     static func run(_ arguments: [String]) -> Int32 {
-        let parsed: Parsed
-        switch Common.parse(command, arguments) {
-        case .run(let p): parsed = p
-        case .exit(let status): return status
-        }
+        var exit: Int32 = 0
+        guard let parsed = Common.parse(command, arguments, exitStatus: &exit) else { return exit }
         let options = (bus: Common.bus(parsed), json: false)
         let target: Target
         do {

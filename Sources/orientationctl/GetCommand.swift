@@ -17,11 +17,8 @@ enum GetCommand {
         footer: "Exit status: 0 on success, 1 when the bus or the daemon cannot be reached, 2 on a usage error.")
 
     static func run(_ arguments: [String]) -> Int32 {
-        let parsed: Parsed
-        switch Common.parse(command, arguments) {
-        case .run(let p): parsed = p
-        case .exit(let status): return status
-        }
+        var exit: Int32 = 0
+        guard let parsed = Common.parse(command, arguments, exitStatus: &exit) else { return exit }
         let options = (bus: Common.bus(parsed), json: parsed.has("--json"))
         let values: [(key: String, value: Value)]
         do {

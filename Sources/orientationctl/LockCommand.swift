@@ -22,11 +22,8 @@ enum LockCommand {
     }
 
     static func run(_ arguments: [String], locked: Bool) -> Int32 {
-        let parsed: Parsed
-        switch Common.parse(command(locked: locked), arguments) {
-        case .run(let p): parsed = p
-        case .exit(let status): return status
-        }
+        var exit: Int32 = 0
+        guard let parsed = Common.parse(command(locked: locked), arguments, exitStatus: &exit) else { return exit }
         let options = (bus: Common.bus(parsed), json: false)
         let toggle = parsed.has("--toggle")
         do {

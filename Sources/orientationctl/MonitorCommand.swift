@@ -44,11 +44,8 @@ enum MonitorCommand {
             """)
 
     static func run(_ arguments: [String]) -> Int32 {
-        let parsed: Parsed
-        switch Common.parse(command, arguments) {
-        case .run(let p): parsed = p
-        case .exit(let status): return status
-        }
+        var exit: Int32 = 0
+        guard let parsed = Common.parse(command, arguments, exitStatus: &exit) else { return exit }
         let options = (bus: Common.bus(parsed), json: parsed.has("--json"))
         var configuration = OrientationClient.Configuration()
         if let list = parsed.value("--supported") {

@@ -34,11 +34,8 @@ enum RecordCommand {
             """)
 
     static func run(_ arguments: [String]) -> Int32 {
-        let parsed: Parsed
-        switch Common.parse(command, arguments) {
-        case .run(let p): parsed = p
-        case .exit(let status): return status
-        }
+        var exit: Int32 = 0
+        guard let parsed = Common.parse(command, arguments, exitStatus: &exit) else { return exit }
         var seconds: Double?
         if let text = parsed.value("--seconds") {
             guard let value = Double(text), value.isFinite, value > 0, value <= 86_400 else {

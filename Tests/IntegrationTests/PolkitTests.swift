@@ -8,13 +8,18 @@ import TestSupport
 /// for org.freedesktop.PolicyKit1 on the test bus.
 @Suite struct PolkitTests {
     static let polkit = "org.freedesktop.PolicyKit1"
+
+    /// The daemon asking polkit (--polkit), python-dbusmock's polkitd standing in, and a peer.
+    static func withMockPolkit() throws -> (DaemonFixture, Peer, MockService) {
+        let fixture = try DaemonFixture(extraArguments: ["--polkit"])
+        let peer = try fixture.peer()
+        return (fixture, peer, try MockService(template: "polkitd", name: polkit, bus: fixture.bus, peer: peer))
+    }
     static let mockPath = "/org/freedesktop/PolicyKit1/Authority"
     static let mockInterface = "org.freedesktop.DBus.Mock"
 
     @Test func deniedCallsGetNotAuthorizedAndChangeNothing() throws {
-        let fixture = try DaemonFixture(extraArguments: ["--polkit"])
-        let peer = try fixture.peer()
-        let mock = try MockService(template: "polkitd", name: Self.polkit, bus: fixture.bus, peer: peer)
+        let (fixture, peer, mock) = try Self.withMockPolkit()
         let client = try peer.createClient()
         let start = peer.callError(client, Peer.clientInterface, "Start")
         #expect(start?.name == "org.orientationd.Orientation1.Error.NotAuthorized")
@@ -25,13 +30,11 @@ import TestSupport
                                   [.string(Peer.managerInterface), .string("RotationLocked"), .variant(.bool(true))])
         #expect(lock?.name == "org.orientationd.Orientation1.Error.NotAuthorized")
         #expect(try peer.managerProperty("RotationLocked") == .bool(false))
-        withExtendedLifetime(mock) {}
+        withExtendedLifetime((fixture, mock)) {}
     }
 
     @Test func allowedActionsSucceed() throws {
-        let fixture = try DaemonFixture(extraArguments: ["--polkit"])
-        let peer = try fixture.peer()
-        let mock = try MockService(template: "polkitd", name: Self.polkit, bus: fixture.bus, peer: peer)
+        let (fixture, peer, mock) = try Self.withMockPolkit()
         try peer.call(Self.mockPath, Self.mockInterface, "SetAllowed",
                       [.strings(["org.orientationd.Orientation1.claim", "org.orientationd.Orientation1.lock"])], destination: Self.polkit)
         fixture.hold(.normal, durationMs: 200)
@@ -42,14 +45,12 @@ import TestSupport
         #expect(try peer.managerProperty("Orientation") == .string("normal"))
         try peer.set(Peer.manager, Peer.managerInterface, "RotationLocked", .bool(true))
         #expect(try peer.managerProperty("RotationLocked") == .bool(true))
-        withExtendedLifetime(mock) {}
+        withExtendedLifetime((fixture, mock)) {}
     }
 
     /// While polkit takes its time, the daemon keeps answering everyone else.
     @Test func aSlowPolkitDoesNotBlockTheDaemon() throws {
-        let fixture = try DaemonFixture(extraArguments: ["--polkit"])
-        let peer = try fixture.peer()
-        let mock = try MockService(template: "polkitd", name: Self.polkit, bus: fixture.bus, peer: peer)
+        let (fixture, peer, mock) = try Self.withMockPolkit()
         try peer.call(Self.mockPath, Self.mockInterface, "SetAllowed", [.strings(["org.orientationd.Orientation1.claim"])], destination: Self.polkit)
         try peer.call(Self.mockPath, Self.mockInterface, "SimulateHang", [.bool(true)], destination: Self.polkit)
         let client = try peer.createClient()
@@ -66,7 +67,7 @@ import TestSupport
         try peer.call(Self.mockPath, Self.mockInterface, "ReleaseHangingCalls", destination: Self.polkit)
         #expect(peer.waitUntil { startReply != nil })
         #expect(try peer.managerProperty("ActiveClients") == .uint32(1))
-        withExtendedLifetime(mock) {}
+        withExtendedLifetime((fixture, mock)) {}
     }
 
     @Test func absentPolkitRefusesWithAClearMessage() throws {

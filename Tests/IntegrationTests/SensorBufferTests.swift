@@ -45,10 +45,7 @@ import TestSupport
 
     /// Big-endian 12-bit values in 16 bits, shifted by 4, no timestamp.
     @Test func bigEndianShiftedFrames() throws {
-        let fixture = try SensorDaemonFixture()
-        try fixture.testbed.add(FakeDevice.iioBuffer(scanType: "be:s12/16>>4", timestamp: false, scale: "0.0098"))
-        let peer = try fixture.start()
-        _ = try SensorPollTests.startClient(peer)
+        let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioBuffer(scanType: "be:s12/16>>4", timestamp: false, scale: "0.0098"))
         func frame(_ x: Int, _ y: Int, _ z: Int) -> [UInt8] {
             [x, y, z].flatMap { value -> [UInt8] in
                 let v = UInt16(bitPattern: Int16(value)) << 4
@@ -60,10 +57,7 @@ import TestSupport
     }
 
     @Test func startReturnsWithAFreshReadingFromTheAttributes() throws {
-        let fixture = try SensorDaemonFixture()
-        try fixture.testbed.add(FakeDevice.iioBuffer(raw: FakeDevice.raw("left-up")))
-        let peer = try fixture.start()
-        _ = try SensorPollTests.startClient(peer)
+        let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioBuffer(raw: FakeDevice.raw("left-up")))
         #expect(try peer.managerProperty("Orientation") == .string("left-up"))
     }
 
@@ -119,10 +113,7 @@ import TestSupport
     }
 
     @Test func truncatedFramesAreDroppedAndLaterFramesStillCount() throws {
-        let fixture = try SensorDaemonFixture()
-        try fixture.testbed.add(FakeDevice.iioBuffer())
-        let peer = try fixture.start()
-        _ = try SensorPollTests.startClient(peer)
+        let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioBuffer())
         try fixture.testbed.writeNode(Self.node, Array(FakeDevice.frameS16(FakeDevice.raw("left-up")).prefix(5)))
         #expect(fixture.logContains("truncated frame (5 of 16 bytes): dropped"), "stderr:\n\(fixture.stderr)")
         #expect(try Self.stream(fixture, peer, FakeDevice.frameS16(FakeDevice.raw("right-up")), until: "right-up"),
@@ -131,10 +122,7 @@ import TestSupport
     }
 
     @Test func deviceVanishingWhileStarted() throws {
-        let fixture = try SensorDaemonFixture()
-        try fixture.testbed.add(FakeDevice.iioBuffer())
-        let peer = try fixture.start()
-        _ = try SensorPollTests.startClient(peer)
+        let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioBuffer())
         try fixture.testbed.writeNode(Self.node, FakeDevice.frameS16(FakeDevice.raw("left-up")))
         #expect(SensorPollTests.waitForOrientation(peer, "left-up"))
         try fixture.testbed.remove(Self.syspath)

@@ -6,6 +6,16 @@ import TestSupport
 
 /// The configuration file with real sensors: overrides at start, SIGHUP reloads.
 @Suite struct SensorConfigurationTests {
+    /// The daemon started with a configuration file holding `text` and `device` in the
+    /// testbed; the file's path, for rewriting it.
+    static func configured(_ text: String, _ device: String) throws -> (SensorDaemonFixture, Peer, String) {
+        let fixture = try SensorDaemonFixture()
+        let path = fixture.bus.directory + "/orientationd.conf"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        try fixture.testbed.add(device)
+        return (fixture, try fixture.start(extraArguments: ["--config", path]), path)
+    }
+
     static let flip = "[Sensor accel_3d]\nMountMatrix=-1, 0, 0; 0, -1, 0; 0, 0, 1\n"
 
     @Test func mountMatrixOverrideFromTheFile() throws {
@@ -56,11 +66,7 @@ import TestSupport
     }
 
     @Test func sighupReloadsAndKeepsClients() throws {
-        let fixture = try SensorDaemonFixture()
-        let path = fixture.bus.directory + "/orientationd.conf"
-        try "# nothing yet\n".write(toFile: path, atomically: true, encoding: .utf8)
-        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
-        let peer = try fixture.start(extraArguments: ["--config", path])
+        let (fixture, peer, path) = try SensorConfigurationTests.configured("# nothing yet\n", FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
         let client = try SensorPollTests.startClient(peer)
         #expect(try peer.managerProperty("Orientation") == .string("normal"))
 
@@ -118,11 +124,7 @@ import TestSupport
     /// Convertible keyboards and docks come and go: a switch that appears after start is
     /// picked up, and one that goes away releases the orientation, without a restart.
     @Test func laptopModeFollowsTheSwitchAsItComesAndGoes() throws {
-        let fixture = try SensorDaemonFixture()
-        let path = fixture.bus.directory + "/orientationd.conf"
-        try "[Sensor]\nLaptopModeSuppression=true\n".write(toFile: path, atomically: true, encoding: .utf8)
-        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
-        let peer = try fixture.start(extraArguments: ["--config", path])
+        let (fixture, peer, _) = try SensorConfigurationTests.configured("[Sensor]\nLaptopModeSuppression=true\n", FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
         #expect(fixture.logContains("no SW_TABLET_MODE switch found"), "stderr:\n\(fixture.stderr)")
         _ = try SensorPollTests.startClient(peer)
         #expect(try peer.managerProperty("Orientation") == .string("normal"))

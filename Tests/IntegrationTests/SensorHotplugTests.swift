@@ -27,10 +27,7 @@ import TestSupport
     }
 
     @Test func changeUeventRereadsTheMountMatrix() throws {
-        let fixture = try SensorDaemonFixture()
-        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
-        let peer = try fixture.start()
-        _ = try SensorPollTests.startClient(peer)
+        let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
         #expect(Self.property(peer, "Orientation") == .string("normal"))
         // An hwdb fix: the sensor is mounted upside down.
         try fixture.testbed.setProperty(FakeDevice.syspath(0), "ACCEL_MOUNT_MATRIX", "-1, 0, 0; 0, -1, 0; 0, 0, 1")
@@ -73,10 +70,7 @@ import TestSupport
     }
 
     @Test func betterSensorAppearingTakesOver() throws {
-        let fixture = try SensorDaemonFixture()
-        try fixture.testbed.add(FakeDevice.iioPoll(number: 1, name: "later", raw: FakeDevice.raw("bottom-up")))
-        let peer = try fixture.start()
-        _ = try SensorPollTests.startClient(peer)
+        let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioPoll(number: 1, name: "later", raw: FakeDevice.raw("bottom-up")))
         #expect(Self.property(peer, "Orientation") == .string("bottom-up"))
         try fixture.testbed.add(FakeDevice.iioPoll(number: 0, name: "earlier", raw: FakeDevice.raw("left-up")))
         #expect(peer.waitUntil { Self.property(peer, "SensorName") == .string("earlier (iio:device0)") }, "stderr:\n\(fixture.stderr)")

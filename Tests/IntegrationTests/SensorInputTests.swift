@@ -6,12 +6,8 @@ import TestSupport
 /// evdev accelerometers end to end: input events written into /dev/input/eventN.
 @Suite struct SensorInputTests {
     @Test func eventsWithResolutionFromEVIOCGABS() throws {
-        let fixture = try SensorDaemonFixture()
-        try fixture.testbed.add(FakeDevice.inputParent())
-        try fixture.testbed.add(FakeDevice.inputEvent())
         // 256 units per g; the current values say left-up.
-        try fixture.testbed.loadIoctl(FakeDevice.eventNode, recording: FakeDevice.absRecording(values: (256, 0, 0), resolution: 256))
-        let peer = try fixture.start()
+        let (fixture, peer) = try SensorDaemonFixture.evdev(values: (256, 0, 0), resolution: 256)
         #expect(try peer.managerProperty("SensorBackend") == .string("input"), "stderr:\n\(fixture.stderr)")
         #expect(try peer.managerProperty("SensorName") == .string("Fake Accelerometer (event0)"))
         _ = try SensorPollTests.startClient(peer)

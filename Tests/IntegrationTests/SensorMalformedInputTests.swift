@@ -9,10 +9,7 @@ import TestSupport
     /// Raw readings that are not numbers, not finite or absurdly large: each sample is
     /// dropped with a log line, the orientation stays, good readings work afterwards.
     @Test func malformedRawReadingsAreDropped() throws {
-        let fixture = try SensorDaemonFixture()
-        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
-        let peer = try fixture.start()
-        _ = try SensorPollTests.startClient(peer)
+        let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
         #expect(try peer.managerProperty("Orientation") == .string("normal"))
         let cases: [(String, String)] = [
             ("garbage", "in_accel_x_raw \"garbage\" is not a number"),
@@ -102,21 +99,15 @@ import TestSupport
     }
 
     @Test func malformedSysfsMatrixWarnsAndUsesIdentity() throws {
-        let fixture = try SensorDaemonFixture()
-        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("left-up"),
+        let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioPoll(raw: FakeDevice.raw("left-up"),
                                                    extraAttributes: ["mount_matrix": "nan, 0, 0; 0, 1, 0; 0, 0, 1"]))
-        let peer = try fixture.start()
-        _ = try SensorPollTests.startClient(peer)
         #expect(try peer.managerProperty("Orientation") == .string("left-up"))
         #expect(fixture.stderr.contains("accel_3d (iio:device0): malformed mount_matrix \"nan, 0, 0; 0, 1, 0; 0, 0, 1\": using the identity"))
     }
 
     /// A reading file that disappears while being polled: logged, the sensor dropped.
     @Test func vanishingAttributeDropsTheSensor() throws {
-        let fixture = try SensorDaemonFixture()
-        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("left-up")))
-        let peer = try fixture.start()
-        _ = try SensorPollTests.startClient(peer)
+        let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioPoll(raw: FakeDevice.raw("left-up")))
         try FileManager.default.removeItem(atPath: fixture.testbed.rootDirectory + FakeDevice.syspath(0) + "/in_accel_y_raw")
         #expect(peer.waitUntil { (try? peer.managerProperty("HasSensor")) == .bool(false) }, "stderr:\n\(fixture.stderr)")
         #expect(fixture.stderr.contains("device vanished (in_accel_y_raw"))

@@ -64,10 +64,7 @@ import TestSupport
 
     /// iio-sensor-proxy's own tests write readings with a decimal point.
     @Test func decimalReadingsAreNumbers() throws {
-        let fixture = try SensorDaemonFixture()
-        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal"), scale: "0.1"))
-        let peer = try fixture.start()
-        _ = try Self.startClient(peer)
+        let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioPoll(raw: FakeDevice.raw("normal"), scale: "0.1"))
         for (x, y, target) in [("0", "-98.1", "normal"), ("-98.1", "0.0", "right-up"), ("25.6", "-0.5", "left-up")] {
             try fixture.testbed.setAttribute(FakeDevice.syspath(0), "in_accel_x_raw", x)
             try fixture.testbed.setAttribute(FakeDevice.syspath(0), "in_accel_y_raw", y)
@@ -98,53 +95,38 @@ import TestSupport
     /// Per-axis scales and offsets: only the right calibration reads as bottom-up
     /// (x = (5 - 5)·0.1 = 0, y = (100 + 0)·0.0981 = +9.81, z = (-3 + 3)·1 = 0).
     @Test func perAxisScaleAndOffset() throws {
-        let fixture = try SensorDaemonFixture()
-        try fixture.testbed.add(FakeDevice.iioPoll(raw: (5, 100, -3), scale: "7", extraAttributes: [
+        let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioPoll(raw: (5, 100, -3), scale: "7", extraAttributes: [
             "in_accel_x_scale": "0.1", "in_accel_y_scale": "0.0981", "in_accel_z_scale": "1",
             "in_accel_x_offset": "-5", "in_accel_z_offset": "3",
         ]))
-        let peer = try fixture.start()
-        _ = try Self.startClient(peer)
         #expect(try peer.managerProperty("Orientation") == .string("bottom-up"), "stderr:\n\(fixture.stderr)")
     }
 
     /// A shared offset with a shared scale: (raw + offset) × scale.
     @Test func sharedOffset() throws {
-        let fixture = try SensorDaemonFixture()
-        try fixture.testbed.add(FakeDevice.iioPoll(raw: (1500, 500, 500), scale: "0.00980665",
+        let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioPoll(raw: (1500, 500, 500), scale: "0.00980665",
                                                    extraAttributes: ["in_accel_offset": "-500"]))
-        let peer = try fixture.start()
-        _ = try Self.startClient(peer)
         #expect(try peer.managerProperty("Orientation") == .string("left-up"), "stderr:\n\(fixture.stderr)")
     }
 
     @Test func mountMatrixFromUdevProperty() throws {
-        let fixture = try SensorDaemonFixture()
         // Sensor mounted upside down: it reads "normal", the device is bottom-up.
-        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal"),
+        let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioPoll(raw: FakeDevice.raw("normal"),
                                                    extraProperties: ["ACCEL_MOUNT_MATRIX": "-1, 0, 0; 0, -1, 0; 0, 0, 1"]))
-        let peer = try fixture.start()
-        _ = try Self.startClient(peer)
         #expect(try peer.managerProperty("Orientation") == .string("bottom-up"), "stderr:\n\(fixture.stderr)")
     }
 
     @Test(arguments: ["mount_matrix", "in_accel_mount_matrix", "in_mount_matrix"])
     func mountMatrixFromSysfs(attribute: String) throws {
-        let fixture = try SensorDaemonFixture()
         // Rotated a quarter turn: sensor y maps to device x.
-        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("bottom-up"),
+        let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioPoll(raw: FakeDevice.raw("bottom-up"),
                                                    extraAttributes: [attribute: "0, 1, 0; 1, 0, 0; 0, 0, 1"]))
-        let peer = try fixture.start()
-        _ = try Self.startClient(peer)
         #expect(try peer.managerProperty("Orientation") == .string("left-up"), "stderr:\n\(fixture.stderr)")
     }
 
     @Test func malformedMatrixWarnsAndUsesIdentity() throws {
-        let fixture = try SensorDaemonFixture()
-        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal"),
+        let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioPoll(raw: FakeDevice.raw("normal"),
                                                    extraProperties: ["ACCEL_MOUNT_MATRIX": "1, 0; 0, 1"]))
-        let peer = try fixture.start()
-        _ = try Self.startClient(peer)
         #expect(try peer.managerProperty("Orientation") == .string("normal"))
         #expect(fixture.stderr.contains("malformed ACCEL_MOUNT_MATRIX"))
         #expect(fixture.stderr.contains("accel_3d (iio:device0)"))

@@ -8,12 +8,8 @@ import TestSupport
 /// A turn seen as one burst must still complete, from the daemon's settle timer alone.
 @Suite struct SensorSilenceTests {
     @Test func evdevBurstThenSilenceStillTurns() throws {
-        let fixture = try SensorDaemonFixture()
-        try fixture.testbed.add(FakeDevice.inputParent())
-        try fixture.testbed.add(FakeDevice.inputEvent())
         // 256 units per g; the device lies still in left-up when the client starts.
-        try fixture.testbed.loadIoctl(FakeDevice.eventNode, recording: FakeDevice.absRecording(values: (256, 0, 0), resolution: 256))
-        let peer = try fixture.start()
+        let (fixture, peer) = try SensorDaemonFixture.evdev(values: (256, 0, 0), resolution: 256)
         _ = try SensorPollTests.startClient(peer)
         #expect(try peer.managerProperty("Orientation") == .string("left-up"), "stderr:\n\(fixture.stderr)")
         // Turned a quarter to normal: one burst of events, then nothing at all.
@@ -23,10 +19,7 @@ import TestSupport
     }
 
     @Test func bufferOneFrameThenSilenceStillTurns() throws {
-        let fixture = try SensorDaemonFixture()
-        try fixture.testbed.add(FakeDevice.iioBuffer())
-        let peer = try fixture.start()
-        _ = try SensorPollTests.startClient(peer)
+        let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioBuffer())
         try fixture.testbed.writeNode(SensorBufferTests.node, FakeDevice.frameS16(FakeDevice.raw("normal")))
         #expect(peer.waitUntil(seconds: 5) { (try? peer.managerProperty("Orientation")) == .string("normal") },
                 "stderr:\n\(fixture.stderr)")
@@ -38,10 +31,7 @@ import TestSupport
 
     @Test func wrongScaleIsLoggedOnceAndStillTurns() throws {
         // iio-sensor-proxy's own test: raw -256000000 at scale 0.000001, about 26 g at rest.
-        let fixture = try SensorDaemonFixture()
-        try fixture.testbed.add(FakeDevice.iioPoll(raw: (0, -256_000_000, 0), scale: "0.000001"))
-        let peer = try fixture.start()
-        _ = try SensorPollTests.startClient(peer)
+        let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioPoll(raw: (0, -256_000_000, 0), scale: "0.000001"))
         #expect(peer.waitUntil(seconds: 5) { (try? peer.managerProperty("Orientation")) == .string("normal") },
                 "stderr:\n\(fixture.stderr)")
         #expect(fixture.logContains("sensor scale looks wrong: gravity reads 256 m/s^2"), "stderr:\n\(fixture.stderr)")

@@ -157,6 +157,26 @@ final class SensorDaemonFixture {
         return peer
     }
 
+    /// Where most sensor tests start: the daemon with `device` in the testbed, and a
+    /// started client (the sensor is being read).
+    static func reading(_ device: String) throws -> (SensorDaemonFixture, Peer) {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(device)
+        let peer = try fixture.start()
+        _ = try SensorPollTests.startClient(peer)
+        return (fixture, peer)
+    }
+
+    /// The daemon with an evdev accelerometer whose axes report `values` at
+    /// `resolution` units per g (EVIOCGABS), not started by any client yet.
+    static func evdev(values: (Int32, Int32, Int32), resolution: Int32) throws -> (SensorDaemonFixture, Peer) {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.inputParent())
+        try fixture.testbed.add(FakeDevice.inputEvent())
+        try fixture.testbed.loadIoctl(FakeDevice.eventNode, recording: FakeDevice.absRecording(values: values, resolution: resolution))
+        return (fixture, try fixture.start())
+    }
+
     var stderr: String { daemon?.stderr ?? "" }
     var isRunning: Bool { daemon?.process.isRunning ?? false }
 

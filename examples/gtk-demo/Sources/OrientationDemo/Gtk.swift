@@ -208,16 +208,6 @@ final class MainLoop {
             }, box, { data in if let data { Unmanaged<AnyObject>.fromOpaque(data).release() } })
         }
     }
-
-    /// Calls `body` once after `ms` milliseconds.
-    func after(ms: UInt32, _ body: @escaping () -> Void) {
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        _ = g_timeout_add_full(G_PRIORITY_DEFAULT, ms, { data in
-            guard let data else { return 0 }
-            Unmanaged<Box<() -> Void>>.fromOpaque(data).takeUnretainedValue().value()
-            return 0
-        }, box, { data in if let data { Unmanaged<AnyObject>.fromOpaque(data).release() } })
-    }
 }
 
 /// Monotonic milliseconds (GLib's clock, the one frame clocks use).
