@@ -65,11 +65,8 @@ indirect enum JSON: Equatable {
                     index += 1
                     guard let member = value(depth: depth + 1) else { return nil }
                     members[key] = member
-                    skipSpace()
-                    guard index < bytes.count else { return nil }
-                    index += 1
-                    if bytes[index - 1] == UInt8(ascii: "}") { return .object(members) }
-                    guard bytes[index - 1] == UInt8(ascii: ",") else { return nil }
+                    guard let closed = next(closing: "}") else { return nil }
+                    if closed { return .object(members) }
                 }
             case UInt8(ascii: "["):
                 index += 1
@@ -79,11 +76,8 @@ indirect enum JSON: Equatable {
                 while true {
                     guard let element = value(depth: depth + 1) else { return nil }
                     elements.append(element)
-                    skipSpace()
-                    guard index < bytes.count else { return nil }
-                    index += 1
-                    if bytes[index - 1] == UInt8(ascii: "]") { return .array(elements) }
-                    guard bytes[index - 1] == UInt8(ascii: ",") else { return nil }
+                    guard let closed = next(closing: "]") else { return nil }
+                    if closed { return .array(elements) }
                 }
             case UInt8(ascii: "\""):
                 return string().map(JSON.string)
@@ -95,6 +89,16 @@ indirect enum JSON: Equatable {
                 while index < bytes.count, "+-.eE0123456789".utf8.contains(bytes[index]) { index += 1 }
                 return Double(String(decoding: bytes[start..<index], as: UTF8.self)).map(JSON.number)
             }
+        }
+
+        /// After a member or element: true at the closing bracket, false at a comma, nil
+        /// at anything else.
+        mutating func next(closing: Unicode.Scalar) -> Bool? {
+            skipSpace()
+            guard index < bytes.count else { return nil }
+            index += 1
+            if bytes[index - 1] == UInt8(ascii: closing) { return true }
+            return bytes[index - 1] == UInt8(ascii: ",") ? false : nil
         }
 
         mutating func string() -> String? {
