@@ -66,7 +66,16 @@ public final class OrientationService {
     public func export() throws(BusError) {
         tree.export(path: OrientationAPI.managerPath, interfaces: [Self.table.bind(to: self)])
         if compat {
-            let facade = SensorProxyFacade(service: self)
+            let facade = SensorProxyFacade(
+                core: core,
+                claim: { [weak self] call in
+                    guard let self else {
+                        call.fail(.failed("the service is stopping"))
+                        return .later
+                    }
+                    return self.requestCompatClaim(call)
+                },
+                release: { [weak self] owner in self?.releaseCompatClaim(owner) })
             self.facade = facade
             tree.export(path: SensorProxyFacade.path, interfaces: [SensorProxyFacade.table.bind(to: facade)])
             tree.export(path: SensorProxyFacade.compassPath, interfaces: [SensorProxyFacade.compassTable.bind(to: facade)])

@@ -18,14 +18,21 @@ final class SensorProxyFacade {
     static let interface = "net.hadess.SensorProxy"
     static let compassInterface = "net.hadess.SensorProxy.Compass"
 
-    /// The adapter, for claims (they need polkit); the facade's state is the core's.
-    private weak var service: OrientationService?
+    /// The state is the core's; claims go through the closures the adapter gave (they
+    /// need polkit). The facade knows neither the adapter nor its type.
+    private let core: ServiceCore
+    private let claim: (MethodCall) -> MethodCall.Reply
+    private let release: (String) -> Void
 
-    init(service: OrientationService) { self.service = service }
+    init(core: ServiceCore, claim: @escaping (MethodCall) -> MethodCall.Reply, release: @escaping (String) -> Void) {
+        self.core = core
+        self.claim = claim
+        self.release = release
+    }
 
-    var hasAccelerometer: Bool { service?.core.hasSensor ?? false }
-    var orientation: Orientation { service?.core.orientation ?? .undefined }
-    var tilt: Tilt { service?.core.tilt ?? .undefined }
+    var hasAccelerometer: Bool { core.hasSensor }
+    var orientation: Orientation { core.orientation }
+    var tilt: Tilt { core.tilt }
 
     /// Does nothing, successfully: the sensors this facade does not have.
     private static func inert(_ name: String, doc: String) -> InterfaceTable<SensorProxyFacade>.Method {
@@ -40,11 +47,10 @@ final class SensorProxyFacade {
                 Start receiving accelerometer updates; readings are current when it \
                 returns. Per connection, released when the connection leaves the bus.
                 """) { facade, call throws(BusError) in
-                guard let service = facade.service else { throw .failed("the service is stopping") }
-                return service.requestCompatClaim(call)
+                facade.claim(call)
             },
             .init("ReleaseAccelerometer", doc: "Stop receiving accelerometer updates.") { facade, call throws(BusError) in
-                facade.service?.releaseCompatClaim(call.sender)
+                facade.release(call.sender)
                 return .empty
             },
             inert("ClaimLight", doc: "Accepted; there is no light sensor."),
