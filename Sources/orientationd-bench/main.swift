@@ -2,12 +2,17 @@ import OrientationAPI
 // orientationd-bench: measurements that need many bus peers in one process.
 //
 //   orientationd-bench fanout [--connections N] [--clients-per-connection M] [--rotations R]
+//   orientationd-bench timer
 //
 // Starts a private dbus-daemon and the orientationd next to this executable (use a
 // release build), fed by a replay FIFO; creates and starts N×M clients over N
 // connections; then writes the samples of a rotation into the FIFO R times and
 // measures, for each rotation, the time from the write to the arrival of every
 // client's OrientationWillChange and PropertiesChanged. Prints figures; asserts nothing.
+//
+// `timer` is the floor a poll tick is compared with: the same EventLoop and Timer as the
+// daemon, a 100 ms repeating timerfd, and nothing done on each wake-up; it runs until
+// killed, and the benchmark reads its CPU time from /proc as it does the daemon's.
 @_spi(Testing) import DBus
 import Foundation
 import Glibc
@@ -207,8 +212,22 @@ func fanout(_ options: Options) throws {
 
 }
 
+/// A bare 100 ms timerfd wake-up on the daemon's loop, for ever.
+func bareTimer() throws {
+    let loop = try EventLoop()
+    var ticks = 0
+    let timer = try Posix.Timer(loop: loop) { ticks &+= 1 }
+    timer.arm(afterMs: 100, intervalMs: 100)
+    _ = loop.run()
+    withExtendedLifetime(timer) {}
+}
+
 do {
-    try fanout(parse())
+    if CommandLine.arguments.dropFirst().first == "timer" {
+        try bareTimer()
+    } else {
+        try fanout(parse())
+    }
 } catch {
     FileHandle.standardError.write(Data("orientationd-bench: \(error)\n".utf8))
     exit(1)
