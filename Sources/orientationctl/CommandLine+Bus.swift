@@ -33,7 +33,7 @@ enum Common {
             }
             return parsed
         } catch {
-            exitStatus = usageError(error.message)
+            exitStatus = usageError(error.message, for: command.usage.first?.split(separator: " ").dropFirst().first.map(String.init))
             return nil
         }
     }

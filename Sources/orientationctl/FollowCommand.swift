@@ -87,18 +87,18 @@ enum FollowCommand {
             case ("--sway", _)?: target = .sway
             case ("--wlr-randr", _)?: target = .wlrRandr
             case ("--exec", let command?)?:
-                guard !command.isEmpty else { return usageError("option --exec needs a command") }
+                guard !command.isEmpty else { return usageError("option --exec needs a command", for: "follow") }
                 target = .exec(command)
-            default: return usageError("follow needs --sway, --wlr-randr or --exec COMMAND")
+            default: return usageError("follow needs --sway, --wlr-randr or --exec COMMAND", for: "follow")
             }
         } catch {
-            return usageError(error.message)
+            return usageError(error.message, for: "follow")
         }
         let outputName = parsed.value("--output")
-        if outputName?.isEmpty == true { return usageError("option --output needs an output name") }
+        if outputName?.isEmpty == true { return usageError("option --output needs an output name", for: "follow") }
         var offset = 0
         if let text = parsed.value("--offset") {
-            guard let value = Int(text), [0, 90, 180, 270].contains(value) else { return usageError("option --offset needs 0, 90, 180 or 270") }
+            guard let value = Int(text), [0, 90, 180, 270].contains(value) else { return usageError("option --offset needs 0, 90, 180 or 270", for: "follow") }
             offset = value
         }
         let restore = parsed.has("--restore")

@@ -52,7 +52,7 @@ enum MonitorCommand {
             var supported: [Orientation] = []
             for name in list.split(separator: ",", omittingEmptySubsequences: false) {
                 guard let o = Orientation(rawValue: String(name)), o != .undefined else {
-                    return usageError("unknown orientation '\(name)' in --supported (expected normal, left-up, bottom-up, right-up)")
+                    return usageError("unknown orientation '\(name)' in --supported (expected normal, left-up, bottom-up, right-up)", for: "monitor")
                 }
                 supported.append(o)
             }
@@ -60,7 +60,7 @@ enum MonitorCommand {
         }
         if let name = parsed.value("--preferred") {
             guard let o = Orientation(rawValue: name), o != .undefined else {
-                return usageError("unknown orientation '\(name)' for --preferred")
+                return usageError("unknown orientation '\(name)' for --preferred", for: "monitor")
             }
             configuration.preferred = o
         }

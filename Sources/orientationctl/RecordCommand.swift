@@ -39,14 +39,14 @@ enum RecordCommand {
         var seconds: Double?
         if let text = parsed.value("--seconds") {
             guard let value = Double(text), value.isFinite, value > 0, value <= 86_400 else {
-                return usageError("option --seconds needs a number of seconds above 0 (at most 86400)")
+                return usageError("option --seconds needs a number of seconds above 0 (at most 86400)", for: "record")
             }
             seconds = value
         }
         let outputPath = parsed.value("--output")
-        if outputPath?.isEmpty == true { return usageError("option --output needs a file name") }
+        if outputPath?.isEmpty == true { return usageError("option --output needs a file name", for: "record") }
         let configPath = parsed.value("--config")
-        if configPath?.isEmpty == true { return usageError("option --config needs a path") }
+        if configPath?.isEmpty == true { return usageError("option --config needs a path", for: "record") }
 
         let configuration: Configuration
         switch Configuration.load(path: configPath ?? Configuration.defaultPath, optional: configPath == nil) {

@@ -58,9 +58,11 @@ func interruptibleLoop() -> EventLoop? {
     }
 }
 
-func usageError(_ message: String) -> Int32 {
+/// A usage error: the message and where to read more (the subcommand's own help when
+/// there is one); exit status 2.
+func usageError(_ message: String, for command: String? = nil) -> Int32 {
     Output.error(message)
-    Output.error("try 'orientationctl --help' for more information")
+    Output.error("try 'orientationctl \(command.map { $0 + " " } ?? "")--help' for more information")
     return 2
 }
 
