@@ -52,6 +52,7 @@ let package = Package(
         .testTarget(name: "OrientationEngineTests", dependencies: ["OrientationEngine", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PosixTests", dependencies: ["Posix"], swiftSettings: strict),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"], swiftSettings: strict),
+        .testTarget(name: "OrientationctlTests", dependencies: ["orientationctl"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "Posix", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ServiceTests", dependencies: ["Service", "DBus", "OrientationEngine", "Sensors"], swiftSettings: strict),
         .testTarget(

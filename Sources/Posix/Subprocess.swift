@@ -15,9 +15,9 @@ public enum Subprocess {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for (fd, target) in [(input, Int32(0)), (output, 1), (error, 2)] {
-            if let fd { posix_spawn_file_actions_adddup2(&actions, fd, target) }
+            if let fd, case let rc = posix_spawn_file_actions_adddup2(&actions, fd, target), rc != 0 { throw Errno(rawValue: rc) }
         }
-        if let directory { posix_spawn_file_actions_addchdir_np(&actions, directory) }
+        if let directory, case let rc = posix_spawn_file_actions_addchdir_np(&actions, directory), rc != 0 { throw Errno(rawValue: rc) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

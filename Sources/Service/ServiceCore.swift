@@ -111,15 +111,12 @@ public final class ServiceCore {
     }
 
     public func stop(_ id: UInt64) -> [Emission] {
-        guard let client = clients[id], client.active else { return [] }
-        clients[id]?.active = false
+        guard var client = clients[id], client.active else { return [] }
+        client.active = false
+        clients[id] = client
         activeClients -= 1
-        var out: [Emission] = []
         if !sensorWanted { releaseSensor() }
-        if let record = clients[id] { out.append(.clientChanged(record.address, [.active], record)) }
-        out += managerChanged([.activeClients])
-        _ = client
-        return out
+        return [.clientChanged(client.address, [.active], client)] + managerChanged([.activeClients])
     }
 
     /// SetSupportedOrientations, validated by the caller.

@@ -188,6 +188,13 @@ final class VirtualDisplay {
         let bad = try app(["--frobnicate"], display: display, directory: directory)
         #expect(waitUntil(seconds: 20) { !bad.isRunning })
         #expect(bad.exitStatus == 2)
+        // Output asked for that cannot be written: one line, status 1, nothing started.
+        for (option, message) in [("--state-log", "cannot open the state log"), ("--screenshots", "needs a writable directory")] {
+            let unwritable = try app(["--address", bus.address, option, directory + "/missing/x"], display: display, directory: directory)
+            #expect(waitUntil(seconds: 20) { !unwritable.isRunning })
+            #expect(unwritable.exitStatus == 1, "\(option): \(unwritable.stderr)")
+            #expect(unwritable.stderr.contains(message), "\(option): \(unwritable.stderr)")
+        }
     }
 }
 

@@ -15,15 +15,7 @@ struct TemporaryDirectory {
     func file(_ name: String) -> String { path + "/" + name }
 
     func remove() {
-        if let dir = opendir(path) {
-            while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-                }
-                if name != "." && name != ".." { unlink(file(name)) }
-            }
-            closedir(dir)
-        }
+        for name in (try? FileSystem.list(path)) ?? [] { unlink(file(name)) }
         rmdir(path)
     }
 }

@@ -8,7 +8,8 @@ import OrientationEngine
 final class DemoApp {
     struct Options {
         var bus: OrientationClient.Bus = .system
-        var stateLog: String?
+        /// `--state-log`, opened before anything else starts.
+        var stateLog: StateLog?
         var screenshots: String?
     }
 
@@ -55,7 +56,7 @@ final class DemoApp {
         interface = AnimatedAngle(durationMs: animationMs)
         content = AnimatedAngle(durationMs: animationMs)
         image = AnimatedAngle(durationMs: animationMs)
-        log = options.stateLog.flatMap { StateLog(path: $0) }
+        log = options.stateLog
         let declared = Declared.of(.camera, navigationTop: .list)
         client = try OrientationClient(bus: options.bus, configuration: .init(supported: declared.supported, preferred: declared.preferred),
                                        waitForService: true)

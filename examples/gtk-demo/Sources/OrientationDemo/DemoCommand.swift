@@ -44,8 +44,17 @@ enum DemoCommand {
                 guard let value = rest.popFirst(), !value.isEmpty else { return usage("option \(argument) needs a value") }
                 switch argument {
                 case "--address": options.bus = .address(value)
-                case "--state-log": options.stateLog = value
-                default: options.screenshots = value
+                case "--state-log":
+                    // A log asked for and not writable is an error, not a silent loss.
+                    guard let log = StateLog(path: value) else { return 1 }
+                    options.stateLog = log
+                default:
+                    var info = stat()
+                    guard stat(value, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, access(value, W_OK | X_OK) == 0 else {
+                        printError("orientation-demo: --screenshots needs a writable directory: \(value)")
+                        return 1
+                    }
+                    options.screenshots = value
                 }
             default:
                 return usage("unexpected argument '\(argument)'")
