@@ -55,6 +55,14 @@ public struct EngineTunables: Sendable, Equatable {
     /// through an orientation while the hand still moves.
     public var steadyMs: Double = 100
 
+    /// `RestAngleDeg`: the device is *at rest* once every raw sample for `SteadyMs` has
+    /// stayed within this angle of the first of them, each near 1 g (within
+    /// `AccelerationGateG`). At rest the mean of those samples is the gravity estimate and
+    /// a change completes at once: the filters' lag, the shock and acceleration holds and
+    /// the settle times are all there to wait for a rest that has now been seen. 0 turns
+    /// the rest path off.
+    public var restAngleDeg: Double = 5
+
     /// `OrientationHysteresisDeg`: how far past the 45° boundary between two orientations
     /// the gravity direction must go before a change is considered. Keeps a device held
     /// near 45° (with wobble, gain and offset errors) from flickering.
@@ -84,8 +92,10 @@ public struct EngineTunables: Sendable, Equatable {
     public var tiltHysteresisDeg: Double = 2
 
     /// `TiltSettleMs`: how long a new tilt must be proposed continuously before it is
-    /// reported.
-    public var tiltSettleMs: Double = 100
+    /// reported. Longer than `OrientationSettleMs`: a stride, a step or a leg's swing
+    /// (phone in a pocket) tips the apparent elevation across 20° for 100–200 ms, while a
+    /// tilt that is meant is held; and a tilt is not as urgent as a rotation.
+    public var tiltSettleMs: Double = 200
 
     /// `MaxIntervalMs`: the longest interval between two samples that counts toward the
     /// settle times. A longer gap (dropout, suspend) counts as this much.
@@ -140,6 +150,8 @@ public struct EngineTunables: Sendable, Equatable {
               summary: "how far the gravity direction may move and still count as steady"),
         Entry(key: "SteadyMs", path: \.steadyMs, unit: "ms", min: 0, max: 60_000,
               summary: "how long the gravity direction must have been steady before the orientation changes"),
+        Entry(key: "RestAngleDeg", path: \.restAngleDeg, unit: "degrees", min: 0, max: 90,
+              summary: "raw samples within this angle of each other and near 1 g for SteadyMs are a rest: the change completes at once (0: off)"),
         Entry(key: "OrientationHysteresisDeg", path: \.orientationHysteresisDeg, unit: "degrees", min: 0, max: 45,
               maxInclusive: false,
               summary: "how far past the 45 degree boundary gravity must go before the orientation may change"),

@@ -24,9 +24,16 @@
 ///    still moves; a rotation that is meant ends in a steady hold. Committing on
 ///    steadiness rather than on elapsed time alone is what lets the engine be fast on
 ///    real rotations and calm on excursions.
-/// 4. **Angles.** From the estimate: the elevation θ of the screen normal above the
+/// 4. **At rest.** Once every raw sample for `SteadyMs` has stayed within `RestAngleDeg`
+///    of the first of them, each near 1 g, the device is at rest: the mean of those
+///    samples becomes the gravity estimate and a pending orientation change completes at
+///    once. The filters, holds and settle times exist to wait for a rest while the device
+///    moves; once a rest has been seen there is nothing left to wait for. A device set
+///    down or held still after a turn (and a bench's step) is reported `SteadyMs` after it
+///    stopped, at every sample rate; a hand that is still moving never rests.
+/// 5. **Angles.** From the estimate: the elevation θ of the screen normal above the
 ///    horizon, and the roll angle φ of the screen's up direction (README section 1).
-/// 5. **Orientation.** Only while `MinElevationDeg` < θ < `MaxElevationDeg`: above, the
+/// 6. **Orientation.** Only while `MinElevationDeg` < θ < `MaxElevationDeg`: above, the
 ///    device lies (nearly) flat; below, the screen faces the floor, as when a phone is held
 ///    overhead lying in bed (Android's "overhead" rule). There it keeps its orientation. The
 ///    current orientation is left only when φ is more than 45° + `OrientationHysteresisDeg`
@@ -34,10 +41,10 @@
 ///    reported once it has persisted for `OrientationSettleMs`, the device has been steady
 ///    and calm as above, and it has been out of the flat and overhead zones for
 ///    `FlatExitMs`.
-/// 6. **Tilt.** From θ with the thresholds 20° and 70°, each moved by `TiltHysteresisDeg`
+/// 7. **Tilt.** From θ with the thresholds 20° and 70°, each moved by `TiltHysteresisDeg`
 ///    away from the current state, its own settle time `TiltSettleMs`, and the same shock
 ///    and linear-acceleration holds.
-/// 7. **First sample after reset** is decided at once, without hysteresis or settling:
+/// 8. **First sample after reset** is decided at once, without hysteresis or settling:
 ///    nearest orientation (unless flat) and the plain tilt label.
 ///
 /// ## Decisions that complete without new samples
@@ -74,6 +81,11 @@ public struct OrientationEngine: Sendable {
     private let motionFilterMs: Double
     private let scatterLimit: Double
     private let steadyMs: Double
+    private let cosRest: Double
+    private let restEnabled: Bool
+    /// A rest this long completes an orientation change: `SteadyMs`, or the settle time if
+    /// that is longer (the rest's samples have all proposed the same orientation).
+    private let restLongEnoughMs: Double
     private let tiltSettleMs: Double
     private let tiltHysteresisDeg: Double
 
@@ -97,6 +109,14 @@ public struct OrientationEngine: Sendable {
     private var sinceShockMs = Double.infinity
     private var sinceAccelerationMs = Double.infinity
     private var heldIsAccelerating = false
+
+    // Rest: the raw samples since `rest` began, all near 1 g and within RestAngleDeg of
+    // its first sample (unit vector `restX…`); their sum, and for how long.
+    private var restX = 0.0, restY = 0.0, restZ = 0.0
+    private var restSumX = 0.0, restSumY = 0.0, restSumZ = 0.0
+    private var restCount = 0.0
+    private var restForMs = -Double.infinity
+    private var restReached = false
 
     // Decision state.
     private var orientationCandidate: Orientation = .undefined
@@ -128,6 +148,9 @@ public struct OrientationEngine: Sendable {
         let r = tunables.scatterDeg * EngineMath.radiansPerDegree
         scatterLimit = r * r / 2
         steadyMs = tunables.steadyMs
+        restEnabled = tunables.restAngleDeg > 0
+        cosRest = EngineMath.cosDegrees(tunables.restAngleDeg)
+        restLongEnoughMs = max(tunables.steadyMs, tunables.orientationSettleMs)
         tiltSettleMs = tunables.tiltSettleMs
         tiltHysteresisDeg = tunables.tiltHysteresisDeg
     }
@@ -175,6 +198,15 @@ public struct OrientationEngine: Sendable {
         }
         if tiltCandidate != .undefined {
             need = min(need, max(calmNeed, tiltSettleMs - tiltElapsedMs))
+        }
+        // A rest under way, not yet long enough, whose mean would change the orientation.
+        // (Once it is long enough the rest path has had its say: no deadline from it.)
+        if restEnabled && restForMs >= 0 && restForMs < restLongEnoughMs {
+            let a = angles(restSumX, restSumY, restSumZ)
+            if a.zone == .free && (orientation == .undefined
+                || abs(EngineMath.wrapDegrees(a.phi - Self.centre(orientation))) > leaveAngleDeg) {
+                need = min(need, max(restLongEnoughMs - restForMs, flatExitMs - sinceFlatMs))
+            }
         }
         // The estimates still moving toward the held reading: look again after one
         // motion time constant (a new proposal may appear as they arrive).
@@ -235,6 +267,7 @@ public struct OrientationEngine: Sendable {
             gx = x; gy = y; gz = z
             sx = x; sy = y; sz = z
             magnitude.start(m)
+            beginRest(x, y, z, m, creditMs: 0)
             setAnchor()
             steadyForMs = 0
             let a = angles()
@@ -269,6 +302,25 @@ public struct OrientationEngine: Sendable {
         magnitude.observe(m, dtMs: credit, alpha: cachedMeanAlpha)
         let invG = 1 / magnitude.value
         let magnitudeError = m * invG - 1
+
+        // Rest: this sample near 1 g and within RestAngleDeg of the rest's first sample
+        // extends it; one near 1 g elsewhere begins a new one (somewhere in the last
+        // interval: credit half); one far from 1 g ends it.
+        if restEnabled {
+            if abs(magnitudeError) > accelerationGate {
+                restForMs = -Double.infinity
+            } else {
+                let d = x * restX + y * restY + z * restZ
+                if restForMs >= 0 && d > 0 && d * d >= cosRest * cosRest * m2 {
+                    restForMs += credit
+                    restSumX += x; restSumY += y; restSumZ += z
+                    restCount += 1
+                } else {
+                    beginRest(x, y, z, m, creditMs: credit * 0.5)
+                }
+            }
+        }
+        let atRest = restForMs >= steadyMs
 
         // Gravity filter: gain from the real interval, scaled by how much the sample
         // looks like gravity.
@@ -314,6 +366,14 @@ public struct OrientationEngine: Sendable {
             setAnchor()
             steadyForMs = credit * 0.5
         }
+        if atRest && !restReached {
+            // As the rest is first seen, the mean of its samples is the best estimate of
+            // gravity: the filter, which only stands in for it while the device moves,
+            // goes on from there (and follows a slow drift within the rest as before).
+            restReached = true
+            let k = 1 / restCount
+            gx = restSumX * k; gy = restSumY * k; gz = restSumZ * k
+        }
         let g2 = gx * gx + gy * gy + gz * gz
         let calm = sinceShockMs >= shockHoldMs && sinceAccelerationMs >= accelerationHoldMs
             && g2 * invG * invG >= 0.25
@@ -347,8 +407,11 @@ public struct OrientationEngine: Sendable {
                     orientationCandidate = proposed
                     orientationElapsedMs = credit * 0.5
                 }
-                if orientationElapsedMs >= orientationSettleMs && sinceFlatMs >= flatExitMs && calm
-                    && steadyForMs >= steadyMs {
+                let settled = orientationElapsedMs >= orientationSettleMs && calm && steadyForMs >= steadyMs
+                // At rest the proposal has held for as long as the rest (its samples are
+                // within RestAngleDeg of each other): the settle time is counted on that.
+                let rested = restForMs >= restLongEnoughMs
+                if (settled || rested) && sinceFlatMs >= flatExitMs {
                     settledMs = orientationElapsedMs
                     orientation = proposed
                     orientationCandidate = .undefined
@@ -381,11 +444,21 @@ public struct OrientationEngine: Sendable {
         last = Trace(timeMs: sample.timeMs, x: x, y: y, z: z, magnitudeG: m * invG, weight: weight,
                      gx: gx, gy: gy, gz: gz, phi: a.phi, elevation: a.elevation, zone: a.zone,
                      offCentre: offCentre, sinceFlatMs: sinceFlatMs, sinceShockMs: sinceShockMs,
-                     sinceAccelerationMs: sinceAccelerationMs, steadyForMs: steadyForMs, settledMs: settledMs,
+                     sinceAccelerationMs: sinceAccelerationMs, steadyForMs: steadyForMs, restForMs: restForMs,
+                     settledMs: settledMs,
                      tiltSettledMs: tiltSettledMs, proposedOrientation: proposed, orientationCandidate: orientationCandidate,
                      orientationElapsedMs: orientationElapsedMs, proposedTilt: proposedTilt,
                      tiltCandidate: tiltCandidate, tiltElapsedMs: tiltElapsedMs, firstSample: false)
         return before != (orientation, tilt)
+    }
+
+    /// Begins a rest at this sample (magnitude `m`), already `creditMs` long.
+    private mutating func beginRest(_ x: Double, _ y: Double, _ z: Double, _ m: Double, creditMs: Double) {
+        restX = x / m; restY = y / m; restZ = z / m
+        restSumX = x; restSumY = y; restSumZ = z
+        restCount = 1
+        restForMs = creditMs
+        restReached = false
     }
 
     /// Makes the estimate's current direction the one steadiness is measured from.
@@ -409,6 +482,11 @@ public struct OrientationEngine: Sendable {
 
     /// φ and θ of the gravity estimate, in degrees, and the zone they put the device in.
     private func angles() -> (phi: Double, elevation: Double, zone: Zone) {
+        angles(gx, gy, gz)
+    }
+
+    /// φ and θ of a direction (any length), and its zone.
+    private func angles(_ gx: Double, _ gy: Double, _ gz: Double) -> (phi: Double, elevation: Double, zone: Zone) {
         let horizontal = (gx * gx + gy * gy).squareRoot()
         let elevation = EngineMath.atan2Degrees(gz, horizontal)
         let phi = EngineMath.atan2Degrees(-gx, -gy)
@@ -487,6 +565,7 @@ public struct OrientationEngine: Sendable {
         var sinceShockMs = Double.infinity
         var sinceAccelerationMs = Double.infinity
         var steadyForMs = 0.0
+        var restForMs = -Double.infinity
         var settledMs = -1.0
         var tiltSettledMs = -1.0
         var proposedOrientation: Orientation = .undefined
@@ -535,7 +614,9 @@ public struct OrientationEngine: Sendable {
         if l.sinceAccelerationMs < accelerationHoldMs {
             s += " accelerating \(fmt(l.sinceAccelerationMs, 0))/\(fmt(accelerationHoldMs, 0))ms ago: holding"
         }
-        if l.steadyForMs < steadyMs {
+        if l.restForMs >= steadyMs {
+            s += " at rest for \(fmt(l.restForMs, 0))ms"
+        } else if l.steadyForMs < steadyMs {
             s += " moving: steady \(fmt(l.steadyForMs, 0))/\(fmt(steadyMs, 0))ms"
         }
         if l.settledMs >= 0 {
