@@ -91,11 +91,16 @@ public struct EngineTunables: Sendable, Equatable {
     /// 70°) before the tilt changes.
     public var tiltHysteresisDeg: Double = 2
 
+    /// `TiltFilterMs`: time constant of a slower low-pass of the gravity estimate from
+    /// which the tilt is judged, so that the periodic forces of a stride (walking,
+    /// running, a leg's swing with the phone in a pocket) average out rather than tip the
+    /// elevation across 20° for a moment. Because of that averaging, tilt is held off by
+    /// shocks only, not by linear acceleration: a runner who tilts the phone sees it.
+    public var tiltFilterMs: Double = 100
+
     /// `TiltSettleMs`: how long a new tilt must be proposed continuously before it is
-    /// reported. Longer than `OrientationSettleMs`: a stride, a step or a leg's swing
-    /// (phone in a pocket) tips the apparent elevation across 20° for 100–200 ms, while a
-    /// tilt that is meant is held; and a tilt is not as urgent as a rotation.
-    public var tiltSettleMs: Double = 200
+    /// reported.
+    public var tiltSettleMs: Double = 100
 
     /// `MaxIntervalMs`: the longest interval between two samples that counts toward the
     /// settle times. A longer gap (dropout, suspend) counts as this much.
@@ -165,6 +170,8 @@ public struct EngineTunables: Sendable, Equatable {
               summary: "how long the device must be out of the flat zone before a new orientation is reported"),
         Entry(key: "TiltHysteresisDeg", path: \.tiltHysteresisDeg, unit: "degrees", min: 0, max: 20, maxInclusive: false,
               summary: "how far past a tilt threshold (20 or 70 degrees) the elevation must go before the tilt changes"),
+        Entry(key: "TiltFilterMs", path: \.tiltFilterMs, unit: "ms", min: 0, max: 10_000,
+              summary: "time constant of the slower low-pass of the gravity estimate that tilt is judged on"),
         Entry(key: "TiltSettleMs", path: \.tiltSettleMs, unit: "ms", min: 0, max: 60_000,
               summary: "how long a new tilt must persist before it is reported"),
         Entry(key: "MaxIntervalMs", path: \.maxIntervalMs, unit: "ms", min: 1, max: 60_000,

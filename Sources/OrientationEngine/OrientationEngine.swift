@@ -41,9 +41,11 @@
 ///    reported once it has persisted for `OrientationSettleMs`, the device has been steady
 ///    and calm as above, and it has been out of the flat and overhead zones for
 ///    `FlatExitMs`.
-/// 7. **Tilt.** From θ with the thresholds 20° and 70°, each moved by `TiltHysteresisDeg`
-///    away from the current state, its own settle time `TiltSettleMs`, and the same shock
-///    and linear-acceleration holds.
+/// 7. **Tilt.** From θ of a slower estimate (the gravity estimate low-passed with
+///    `TiltFilterMs`, over which a stride's forces average out), with the thresholds 20°
+///    and 70°, each moved by `TiltHysteresisDeg` away from the current state, its own
+///    settle time `TiltSettleMs`, and the shock hold (not the linear-acceleration hold:
+///    the averaging is what copes with a run's strides, and a runner may tilt the phone).
 /// 8. **First sample after reset** is decided at once, without hysteresis or settling:
 ///    nearest orientation (unless flat) and the plain tilt label.
 ///
@@ -88,6 +90,7 @@ public struct OrientationEngine: Sendable {
     private let restLongEnoughMs: Double
     private let tiltSettleMs: Double
     private let tiltHysteresisDeg: Double
+    private let tiltFilterMs: Double
 
     // Filter state.
     private var started = false
@@ -99,6 +102,9 @@ public struct OrientationEngine: Sendable {
     private var cachedAlpha = 1.0
     private var cachedMeanAlpha = 1.0
     private var cachedLagScale = 1.0
+    private var tx = 0.0, ty = 0.0, tz = 0.0
+    private var cachedTiltDt = -1.0
+    private var cachedTiltAlpha = 1.0
 
     // Motion state: a smoother, unweighted estimate, and how far samples scatter around it.
     private var sx = 0.0, sy = 0.0, sz = 0.0
@@ -153,6 +159,7 @@ public struct OrientationEngine: Sendable {
         restLongEnoughMs = max(tunables.steadyMs, tunables.orientationSettleMs)
         tiltSettleMs = tunables.tiltSettleMs
         tiltHysteresisDeg = tunables.tiltHysteresisDeg
+        tiltFilterMs = tunables.tiltFilterMs
     }
 
     /// Forget all history (called when the first client starts). Orientation and tilt go
@@ -201,7 +208,7 @@ public struct OrientationEngine: Sendable {
         }
         // A rest under way, not yet long enough, whose mean would change the orientation.
         // (Once it is long enough the rest path has had its say: no deadline from it.)
-        if restEnabled && restForMs >= 0 && restForMs < restLongEnoughMs {
+        if restEnabled && restCount >= 2 && restForMs >= 0 && restForMs < restLongEnoughMs {
             let a = angles(restSumX, restSumY, restSumZ)
             if a.zone == .free && (orientation == .undefined
                 || abs(EngineMath.wrapDegrees(a.phi - Self.centre(orientation))) > leaveAngleDeg) {
@@ -237,7 +244,7 @@ public struct OrientationEngine: Sendable {
         guard started, timeMs > lastTimeMs else { return false }
         var s = held
         s.timeMs = timeMs
-        return feed(s)
+        return feed(s, held: true)
     }
 
     /// Feed one sample. Returns true when the orientation or the tilt changed.
@@ -247,6 +254,11 @@ public struct OrientationEngine: Sendable {
     /// clock). A timestamp that does not increase counts as no time passing.
     @discardableResult
     public mutating func feed(_ sample: Sample) -> Bool {
+        feed(sample, held: false)
+    }
+
+    /// `held`: the sample is the last one again (``advance(toMs:)``), not a new reading.
+    private mutating func feed(_ sample: Sample, held isHeld: Bool) -> Bool {
         let x = sample.x, y = sample.y, z = sample.z
         let m2 = x * x + y * y + z * z
         guard m2.isFinite else { return false }
@@ -265,6 +277,7 @@ public struct OrientationEngine: Sendable {
             lastTimeMs = sample.timeMs
             held = sample
             gx = x; gy = y; gz = z
+            tx = x; ty = y; tz = z
             sx = x; sy = y; sz = z
             magnitude.start(m)
             beginRest(x, y, z, m, creditMs: 0)
@@ -305,9 +318,12 @@ public struct OrientationEngine: Sendable {
 
         // Rest: this sample near 1 g and within RestAngleDeg of the rest's first sample
         // extends it; one near 1 g elsewhere begins a new one (somewhere in the last
-        // interval: credit half); one far from 1 g ends it.
+        // interval: credit half); one far from 1 g ends it. A held sample is the last
+        // reading again: time passes, but it is no second witness, and a rest needs two.
         if restEnabled {
-            if abs(magnitudeError) > accelerationGate {
+            if isHeld {
+                if restForMs >= 0 { restForMs += credit }
+            } else if abs(magnitudeError) > accelerationGate {
                 restForMs = -Double.infinity
             } else {
                 let d = x * restX + y * restY + z * restZ
@@ -320,7 +336,7 @@ public struct OrientationEngine: Sendable {
                 }
             }
         }
-        let atRest = restForMs >= steadyMs
+        let atRest = restForMs >= steadyMs && restCount >= 2
 
         // Gravity filter: gain from the real interval, scaled by how much the sample
         // looks like gravity.
@@ -332,6 +348,15 @@ public struct OrientationEngine: Sendable {
         gx += alpha * lx
         gy += alpha * ly
         gz += alpha * lz
+        // The tilt estimate: the gravity estimate averaged over about a stride, so that
+        // the periodic forces of walking and running (and a leg's swing) cancel.
+        if dt != cachedTiltDt {
+            cachedTiltDt = dt
+            cachedTiltAlpha = tiltFilterMs > 0 ? 1 - EngineMath.expNeg(dt / tiltFilterMs) : 1
+        }
+        tx += cachedTiltAlpha * (gx - tx)
+        ty += cachedTiltAlpha * (gy - ty)
+        tz += cachedTiltAlpha * (gz - tz)
 
         // What put the sample this far off happened somewhere within the last interval:
         // credit half of it, as for a boundary crossing below.
@@ -373,6 +398,7 @@ public struct OrientationEngine: Sendable {
             restReached = true
             let k = 1 / restCount
             gx = restSumX * k; gy = restSumY * k; gz = restSumZ * k
+            tx = gx; ty = gy; tz = gz
         }
         let g2 = gx * gx + gy * gy + gz * gz
         let calm = sinceShockMs >= shockHoldMs && sinceAccelerationMs >= accelerationHoldMs
@@ -410,7 +436,7 @@ public struct OrientationEngine: Sendable {
                 let settled = orientationElapsedMs >= orientationSettleMs && calm && steadyForMs >= steadyMs
                 // At rest the proposal has held for as long as the rest (its samples are
                 // within RestAngleDeg of each other): the settle time is counted on that.
-                let rested = restForMs >= restLongEnoughMs
+                let rested = atRest && restForMs >= restLongEnoughMs
                 if (settled || rested) && sinceFlatMs >= flatExitMs {
                     settledMs = orientationElapsedMs
                     orientation = proposed
@@ -421,7 +447,7 @@ public struct OrientationEngine: Sendable {
         }
 
         // Tilt.
-        let proposedTilt = tiltLevel(a.elevation, current: tilt)
+        let proposedTilt = tiltLevel(angles(tx, ty, tz).elevation, current: tilt)
         var tiltSettledMs = -1.0
         if proposedTilt == tilt {
             tiltCandidate = .undefined
@@ -433,7 +459,7 @@ public struct OrientationEngine: Sendable {
                 tiltCandidate = proposedTilt
                 tiltElapsedMs = credit * 0.5
             }
-            if tiltElapsedMs >= tiltSettleMs && calm {
+            if tiltElapsedMs >= tiltSettleMs && sinceShockMs >= shockHoldMs {
                 tiltSettledMs = tiltElapsedMs
                 tilt = proposedTilt
                 tiltCandidate = .undefined
