@@ -7,10 +7,12 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 endif
 
 SWIFT ?= swift
+# One set of release flags (static Swift runtime, lld, packed relocations, link order).
+RELEASE_FLAGS := $(shell scripts/release-flags.sh)
 FUZZ_SECONDS ?= 10
 SHELL := /bin/bash
 
-.PHONY: help run test build release score bench fuzz clean install uninstall demo screenshots
+.PHONY: help run test build release score bench order-file fuzz clean install uninstall demo screenshots
 
 # make install / make uninstall (scripts/install.sh has the details; DESTDIR stages).
 PREFIX ?= /usr/local
@@ -59,6 +61,8 @@ help:
 	@echo "  make bench    release build, then benchmarks/compare/compare.py: orientationd and"
 	@echo "                iio-sensor-proxy side by side under umockdev, table to BENCHMARKS.md"
 	@echo "                (scripts/bench-daemon.sh: orientationd alone, with binary sizes)"
+	@echo "  make order-file  regenerate scripts/orientationd.order, the link order of the"
+	@echo "                release build (callgrind through the benchmark's paths)"
 	@echo "  make fuzz     scripts/fuzz.sh: build the libFuzzer targets (fuzz/) and run each"
 	@echo "                for FUZZ_SECONDS (default 10): make fuzz FUZZ_SECONDS=600"
 	@echo "  make clean    remove .build"
@@ -101,7 +105,7 @@ build:
 	$(SWIFT) build
 
 release:
-	$(SWIFT) build -c release -Xswiftc -static-stdlib
+	$(SWIFT) build $(RELEASE_FLAGS)
 
 score:
 	@test -f scripts/score.sh || { echo "make score: scripts/score.sh is not there yet" >&2; exit 1; }
@@ -109,8 +113,15 @@ score:
 
 bench:
 	scripts/prerequisites.sh test
-	$(SWIFT) build -c release -Xswiftc -static-stdlib
+	$(SWIFT) build $(RELEASE_FLAGS)
 	benchmarks/compare/compare.py --swift "$(SWIFT)"
+
+# Regenerate scripts/orientationd.order (the link order of the release build) from a
+# callgrind run of the daemon through the benchmark's paths; then `make release` again.
+order-file:
+	scripts/prerequisites.sh bench
+	$(SWIFT) build $(RELEASE_FLAGS)
+	benchmarks/compare/order_file.py
 
 fuzz:
 	scripts/prerequisites.sh run

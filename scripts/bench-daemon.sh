@@ -24,9 +24,10 @@ python=/usr/bin/python3
 scratch=()
 [[ -n "${SWIFT_SCRATCH:-}" ]] && scratch=(--scratch-path "$SWIFT_SCRATCH")
 
-echo "bench: building release (-static-stdlib)"
-swift build -c release -Xswiftc -static-stdlib "${scratch[@]}" 2>&1 | tail -n 5
-bin_dir=$(swift build -c release -Xswiftc -static-stdlib "${scratch[@]}" --show-bin-path)
+mapfile -t release_flags < <("$(dirname "${BASH_SOURCE[0]}")/release-flags.sh")
+echo "bench: building release (${release_flags[*]})"
+swift build "${release_flags[@]}" "${scratch[@]}" 2>&1 | tail -n 5
+bin_dir=$(swift build "${release_flags[@]}" "${scratch[@]}" --show-bin-path)
 
 "$python" -c 'import dbus, gi' 2>/dev/null || {
     echo "bench: $python lacks dbus or gi: run scripts/prerequisites.sh bench" >&2

@@ -152,7 +152,8 @@ release_binaries() {
         echo "$ORIENTATIOND_PREBUILT"
         return
     fi
-    local flags=(-c release -Xswiftc -static-stdlib) bin=$repo/.build/release owner
+    local flags bin=$repo/.build/release owner
+    mapfile -t flags < <("$repo/scripts/release-flags.sh")
     owner=$(stat -c %U "$repo/.build" 2>/dev/null || stat -c %U "$repo")
     if [[ $(id -u) -eq 0 && $owner != root ]]; then
         if [[ ! -x $bin/orientationd || ! -x $bin/orientationctl ]]; then

@@ -61,8 +61,9 @@ test_extra=(
     # The GTK 4 demo app under a real X server.
     "${demo_extra[@]}"
 )
-# Benchmarks: the start-up timer listens for NameOwnerChanged from Debian's python3.
-bench_extra=(python3 python3-gi python3-dbus)
+# Benchmarks: the start-up timer listens for NameOwnerChanged from Debian's python3;
+# make order-file runs the daemon under valgrind's callgrind.
+bench_extra=(python3 python3-gi python3-dbus valgrind)
 
 case "$1" in
     run) wanted=("${run_set[@]}") ;;

@@ -34,8 +34,10 @@ if [ ! -f "$traces/score.py" ]; then
 fi
 
 echo "score.sh: building orientationctl (release)..." >&2
-"$swift" build --package-path "$root" --scratch-path "$scratch" -c release --product orientationctl >&2
-bin=$("$swift" build --package-path "$root" --scratch-path "$scratch" -c release --show-bin-path)
+# The same flags as every release build, so that scoring does not rebuild the tree.
+mapfile -t flags < <("$root/scripts/release-flags.sh")
+"$swift" build --package-path "$root" --scratch-path "$scratch" "${flags[@]}" --product orientationctl >&2
+bin=$("$swift" build --package-path "$root" --scratch-path "$scratch" "${flags[@]}" --show-bin-path)
 
 # One score.py run per set; the last two lines of each are the set's tilt and score lines.
 #   synthetic     the labelled synthetic traces (TRACES)
