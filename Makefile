@@ -8,7 +8,7 @@ endif
 
 SWIFT ?= swift
 # One set of release flags (static Swift runtime, lld, packed relocations, link order).
-RELEASE_FLAGS := $(shell scripts/release-flags.sh)
+RELEASE_FLAGS = $(shell scripts/release-flags.sh)
 FUZZ_SECONDS ?= 10
 SHELL := /bin/bash
 
@@ -117,11 +117,14 @@ bench:
 	benchmarks/compare/compare.py --swift "$(SWIFT)"
 
 # Regenerate scripts/orientationd.order (the link order of the release build) from a
-# callgrind run of the daemon through the benchmark's paths; then `make release` again.
+# callgrind run of the daemon through the benchmark's paths, then link again with it
+# (SwiftPM does not see the list change, so the executables are removed first).
 order-file:
 	scripts/prerequisites.sh bench
 	$(SWIFT) build $(RELEASE_FLAGS)
 	benchmarks/compare/order_file.py
+	rm -f "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"/{orientationd,orientationctl,orientationd-bench}
+	$(SWIFT) build $(RELEASE_FLAGS)
 
 fuzz:
 	scripts/prerequisites.sh run

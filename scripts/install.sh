@@ -153,7 +153,6 @@ release_binaries() {
         return
     fi
     local flags bin=$repo/.build/release owner
-    mapfile -t flags < <("$repo/scripts/release-flags.sh")
     owner=$(stat -c %U "$repo/.build" 2>/dev/null || stat -c %U "$repo")
     if [[ $(id -u) -eq 0 && $owner != root ]]; then
         if [[ ! -x $bin/orientationd || ! -x $bin/orientationctl ]]; then
@@ -169,6 +168,7 @@ release_binaries() {
         fi
         say "using the release build in $bin (built by $owner)" >&2
     else
+        mapfile -t flags < <("$repo/scripts/release-flags.sh")
         "$SWIFT" build "${flags[@]}" --product orientationd >&2
         "$SWIFT" build "${flags[@]}" --product orientationctl >&2
         bin=$("$SWIFT" build "${flags[@]}" --show-bin-path)

@@ -11,6 +11,13 @@
 #   -Xlinker --symbol-ordering-file=scripts/orientationd.order
 #       the functions a running daemon uses placed together (benchmarks/compare/
 #       order_file.py writes the list; BENCHMARKS.md shows what it buys in memory)
+#   -Xswiftc -L -Xswiftc .build/release-link
+#       libstdc++ (which the Swift runtime needs) linked in as well: that directory
+#       holds a one-line linker script, libstdc++.so, that names GCC's libstdc++.a (the
+#       way glibc's own libc.so is a script). Only the few functions the runtime calls
+#       are taken, instead of mapping all of libstdc++.so and running its start-up in
+#       a process that is otherwise pure C and Swift. Left out when GCC has no
+#       libstdc++.a (libstdc++-12-dev).
 #
 # Run: mapfile -t flags < <(scripts/release-flags.sh)
 set -euo pipefail
@@ -19,4 +26,14 @@ printf '%s\n' -c release -Xswiftc -static-stdlib -Xswiftc -use-ld=lld \
     -Xlinker -z -Xlinker pack-relative-relocs
 if [[ -f $here/orientationd.order ]]; then
     printf '%s\n' -Xlinker "--symbol-ordering-file=$here/orientationd.order" -Xlinker --no-warn-symbol-ordering
+fi
+archive=$(gcc -print-file-name=libstdc++.a 2>/dev/null || true)
+if [[ $archive == /* && -f $archive ]]; then
+    link_dir=$here/../.build/release-link
+    script="INPUT($archive)"
+    if [[ ! -f $link_dir/libstdc++.so || $(<"$link_dir/libstdc++.so") != "$script" ]]; then
+        mkdir -p "$link_dir"
+        printf '%s\n' "$script" >"$link_dir/libstdc++.so"
+    fi
+    printf '%s\n' -Xswiftc -L -Xswiftc "$(cd "$link_dir" && pwd)"
 fi

@@ -42,7 +42,9 @@ public final class OrientationService {
         core.onSensorEmissions = { [weak self] emissions in
             guard let self else { return }
             self.send(emissions)
-            if !self.core.awaitingFirstReading { self.releaseHeldReplies() }
+            // A reading arrived: replies held for the first one go now. (Not by asking
+            // `awaitingFirstReading`, which reads a polled sensor once more per tick.)
+            self.releaseHeldReplies()
         }
         do {
             deadlineTimer = try Timer(loop: loop) { [weak self] in self?.engineDeadlineReached() }
