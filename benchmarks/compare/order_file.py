@@ -8,8 +8,8 @@ measures, on the same umockdev devices and a private bus (compare.py's own piece
 start and a Get, an idle second, a started client turned through the four orientations
 on the polled sensor, a stop; then a start on the buffered sensor with frames flowing,
 and the compatibility interface's claim. Every function that ran is written, one
-(mangled) symbol per line, sorted (the order within the list matters little, and a
-sorted list changes only where the code did).
+(mangled) symbol per line, first seen first: what a start runs comes before what a
+started client runs, so an idle daemon touches mostly the front of the list.
 
 `make release` links with lld's --symbol-ordering-file pointing at that list, so the
 functions a running daemon uses sit together in a few pages instead of being spread
@@ -87,15 +87,16 @@ def exercise_buffer(daemon, testbed):
 
 
 def functions(paths):
-    """Function names in callgrind outputs, each once, sorted."""
-    seen = set()
+    """Function names in callgrind outputs, first seen first, each once."""
+    seen, order = set(), []
     for path in paths:
         with open(path, encoding="utf-8", errors="replace") as f:
             for line in f:
                 m = re.match(r"^(?:fn|cfn)=(?:\(\d+\) )?(\S+)", line)
-                if m and not m.group(1).startswith("0x"):
+                if m and m.group(1) not in seen and not m.group(1).startswith("0x"):
                     seen.add(m.group(1))
-    return sorted(seen)
+                    order.append(m.group(1))
+    return order
 
 
 def main():
