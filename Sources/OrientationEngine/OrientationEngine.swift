@@ -224,7 +224,7 @@ public struct OrientationEngine: Sendable {
         return ms < 1e12 ? lastTimeMs + Int64(ms) : nil
     }
 
-    /// Whether both estimates point (within about 2°) where the held reading does.
+    /// Whether the estimates (gravity, motion, tilt) point within about 2° of the held reading.
     private var converged: Bool {
         let h = held
         let hn = (h.x * h.x + h.y * h.y + h.z * h.z).squareRoot()
@@ -233,7 +233,7 @@ public struct OrientationEngine: Sendable {
             guard n > 0, hn > 0 else { return true }
             return (h.x * x + h.y * y + h.z * z) / (n * hn) >= 0.9994  // cos 2°
         }
-        return close(gx, gy, gz) && close(sx, sy, sz)
+        return close(gx, gy, gz) && close(sx, sy, sz) && close(tx, ty, tz)
     }
 
     /// Re-evaluates with the last sample held until `timeMs` (see ``nextDeadlineMs``).

@@ -94,7 +94,8 @@ struct RestTests {
         let r = silentBurst([poseSample(t: 1000, phi: -90, theta: 0)])
         let ms = try #require(r.ms)
         #expect(ms > Self.steady && ms <= 2 * Self.steady + 50, "decided \(ms) ms after the reading")
-        #expect(r.after <= 3, "\(r.after) wake-ups after the decision")
+        // A few more while the estimates (the slower tilt one last) reach the reading.
+        #expect(r.after <= 5, "\(r.after) wake-ups after the decision")
     }
 
     @Test("a settle time longer than SteadyMs is honoured at rest too")

@@ -64,3 +64,26 @@ struct TiltTests {
         #expect(e.orientation == .normal)
     }
 }
+
+@Suite("Tilt from a silent sensor")
+struct SilentTiltTests {
+    @Test("a small tilt across 20° sent as one reading, then silence, completes at the deadlines")
+    func smallTiltStepCompletes() {
+        // 18° → 25°: the gravity and motion estimates reach the reading before the slower
+        // tilt estimate crosses 22°, so the deadline must wait for that one too.
+        var e = OrientationEngine()
+        var t: Int64 = 0
+        while t < 1000 { e.feed(poseSample(t: t, phi: 0, theta: 18)); t += 20 }
+        #expect(e.tilt == .vertical)
+        e.feed(poseSample(t: 1000, phi: 0, theta: 25))
+        var wakeups = 0
+        while e.tilt == .vertical, let d = e.nextDeadlineMs, wakeups < 50 {
+            e.advance(toMs: d)
+            wakeups += 1
+        }
+        #expect(e.tilt == .tiltedUp, "after \(wakeups) wake-ups")
+        var after = 0
+        while let d = e.nextDeadlineMs, after < 20 { e.advance(toMs: d); after += 1 }
+        #expect(e.nextDeadlineMs == nil && after <= 5, "\(after) more wake-ups")
+    }
+}
