@@ -16,8 +16,8 @@
 #       holds a one-line linker script, libstdc++.so, that names GCC's libstdc++.a (the
 #       way glibc's own libc.so is a script). Only the few functions the runtime calls
 #       are taken, instead of mapping all of libstdc++.so and running its start-up in
-#       a process that is otherwise pure C and Swift. Left out when GCC has no
-#       libstdc++.a (libstdc++-12-dev).
+#       a process that is otherwise pure C and Swift. Left out when there is no
+#       libstdc++.a (Debian's libstdc++-12-dev, which scripts/prerequisites.sh installs).
 #
 # Run: mapfile -t flags < <(scripts/release-flags.sh)
 set -euo pipefail
@@ -27,7 +27,15 @@ printf '%s\n' -c release -Xswiftc -static-stdlib -Xswiftc -use-ld=lld \
 if [[ -f $here/orientationd.order ]]; then
     printf '%s\n' -Xlinker "--symbol-ordering-file=$here/orientationd.order" -Xlinker --no-warn-symbol-ordering
 fi
-archive=$(gcc -print-file-name=libstdc++.a 2>/dev/null || true)
+# Where GCC's archive is, asked of the compiler driver Swift links with (the toolchain's
+# clang, next to swift), or of gcc.
+archive=
+for driver in clang /opt/swift/usr/bin/clang gcc; do
+    if command -v "$driver" >/dev/null 2>&1; then
+        archive=$("$driver" -print-file-name=libstdc++.a 2>/dev/null || true)
+        [[ $archive == /* && -f $archive ]] && break
+    fi
+done
 if [[ $archive == /* && -f $archive ]]; then
     link_dir=$here/../.build/release-link
     script="INPUT($archive)"
