@@ -1,4 +1,6 @@
 import DBus
+import Glibc
+import Posix
 import Foundation
 import Testing
 import TestSupport
@@ -60,6 +62,48 @@ import TestSupport
             }
             #expect(Self.waitForOrientation(peer, target, seconds: 0.7), "no \(target) within 0.7 s; stderr:\n\(fixture.stderr)")
         }
+    }
+
+    /// Each poll reads each attribute once: a read is a system call (and on real sysfs a
+    /// driver callback, often a bus transfer to the chip) on every tick of a started
+    /// client. Counted with inotify's IN_ACCESS on the three files umockdev provides
+    /// (regular files, so reads raise it): one descriptor watches all three, so a second
+    /// pass in the same tick (x y z x y z) is a second x event, not folded into the first
+    /// as two identical events in a row would be. Twelve reads of x at one per 100 ms
+    /// tick span eleven intervals; two per tick would take half that.
+    @Test func eachTickReadsEachAttributeOnce() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
+        let peer = try fixture.start()
+        _ = try Self.startClient(peer)
+        let inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        try #require(inotify >= 0)
+        defer { close(inotify) }
+        let directory = fixture.testbed.rootDirectory + FakeDevice.syspath(0)
+        let watches = try ["x", "y", "z"].map { axis in
+            let wd = inotify_add_watch(inotify, directory + "/in_accel_\(axis)_raw", UInt32(IN_ACCESS))
+            try #require(wd >= 0, "cannot watch in_accel_\(axis)_raw")
+            return wd
+        }
+        var xReads: [Int64] = []  // arrival times (ms) of the reads of x
+        let deadline = MonotonicClock.milliseconds() + 10_000
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while xReads.count < 12, MonotonicClock.milliseconds() < deadline {
+            var pending = pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)
+            guard poll(&pending, 1, 200) > 0 else { continue }
+            let n = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
+            let now = MonotonicClock.milliseconds()
+            var index = 0
+            while index + 16 <= n {
+                let wd = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: index, as: Int32.self) }
+                let length = buffer.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: index + 12, as: UInt32.self)) }
+                if wd == watches[0] { xReads.append(now) }
+                index += 16 + length
+            }
+        }
+        try #require(xReads.count == 12, "\(xReads.count) reads of x in 10 s; stderr:\n\(fixture.stderr)")
+        let span = xReads[11] - xReads[0]
+        #expect(span >= 800, "12 reads of in_accel_x_raw within \(span) ms: more than one a 100 ms tick")
     }
 
     /// iio-sensor-proxy's own tests write readings with a decimal point.

@@ -710,7 +710,7 @@ def environment_lines(args):
         f"- date: {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}",
         f"- machine: {os.cpu_count()} CPUs (nproc {command_output(['nproc'])}), {cpu}, "
         f"kernel {platform.release()}, {platform.machine()}",
-        f"- orientationd: {commit}, release build with scripts/release-flags.sh ({args.bin_dir}); "
+        f"- orientationd: {commit}, release build with scripts/release-flags.sh ({os.path.relpath(args.bin_dir, ROOT)}); "
         f"{swift[0] if swift else 'swift: unknown'}",
         f"- iio-sensor-proxy {deb('iio-sensor-proxy')} (Debian), umockdev {deb('umockdev')}, "
         f"dbus {deb('dbus-daemon')}, python3-dbus {deb('python3-dbus')}",
