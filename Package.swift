@@ -50,7 +50,7 @@ let package = Package(
         // SplitMix.
         .target(name: "TestSupport", dependencies: ["Posix"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "OrientationEngineTests", dependencies: ["OrientationEngine", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "PosixTests", dependencies: ["Posix"], swiftSettings: strict),
+        .testTarget(name: "PosixTests", dependencies: ["Posix", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"], swiftSettings: strict),
         .testTarget(name: "OrientationctlTests", dependencies: ["orientationctl"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "Posix", "TestSupport"], swiftSettings: strict),

@@ -9,6 +9,9 @@
 #include <sys/ioctl.h>
 #include <linux/input.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/auxv.h>
+#include <elf.h>
 
 /* pipe2 needs _GNU_SOURCE, which the Glibc module is not built with. */
 extern int pipe2(int pipefd[2], int flags);

@@ -29,6 +29,12 @@ public final class EventLoop {
     private var posted: [() -> Void] = []
     private var exitCode: Int32?
     private var signalSource: SignalSource?
+    private var handledSinceQuiet = true
+
+    /// Called when `run()` is about to sleep with no timeout after it has handled
+    /// something (and once after start): where a daemon gives back what a burst of work
+    /// left behind. Work it posts runs before the loop sleeps.
+    public var whenQuiet: (() -> Void)?
 
     public init() throws(Errno) {
         epoll = FileDescriptor(owning: try system_epoll_create().get())
@@ -95,7 +101,12 @@ public final class EventLoop {
         while exitCode == nil {
             runPosted()
             if exitCode != nil { break }
-            _ = waitAndDispatch(timeoutMs: posted.isEmpty ? -1 : 0)
+            if posted.isEmpty, handledSinceQuiet, let whenQuiet {
+                handledSinceQuiet = false
+                whenQuiet()
+                continue
+            }
+            if waitAndDispatch(timeoutMs: posted.isEmpty ? -1 : 0) > 0 { handledSinceQuiet = true }
         }
         return exitCode ?? 0
     }

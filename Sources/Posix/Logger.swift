@@ -16,8 +16,9 @@ public struct Logger: Sendable {
     public func error(_ message: String) { emit("error", message) }
     public func warning(_ message: String) { emit("warning", message) }
     public func info(_ message: String) { emit(nil, message) }
-    /// Only with `--verbose`.
-    public func debug(_ message: String) { if verbose { emit("debug", message) } }
+    /// Only with `--verbose`. The message is built only then: a quiet daemon's event
+    /// paths (a client's call, a sensor opened) never format what nobody reads.
+    public func debug(_ message: @autoclosure () -> String) { if verbose { emit("debug", message()) } }
 
     private func emit(_ level: String?, _ message: String) {
         let line = program + ": " + (level.map { $0 + ": " } ?? "") + message + "\n"

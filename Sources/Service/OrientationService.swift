@@ -56,6 +56,10 @@ public final class OrientationService {
 
     private var compat: Bool { core.compatClaimers != nil }
 
+    /// The sensor is open and read: the daemon has periodic work (polls, a pending
+    /// decision), as opposed to waiting for a call or a device.
+    public var readingSensor: Bool { core.readingSensor }
+
     /// The well-known names to own: the native one, and iio-sensor-proxy's in
     /// compatibility mode.
     public var busNames: [String] { [OrientationAPI.busName] + (compat ? [SensorProxyFacade.busName] : []) }

@@ -73,6 +73,9 @@ public final class ServiceCore {
     /// attributes, before its first frame): the adapter holds Start's reply for it.
     public var awaitingFirstReading: Bool { sensorRunning && sensor?.currentSample() == nil }
 
+    /// The sensor is open and read (a client is started or a claim held).
+    public var readingSensor: Bool { sensorRunning }
+
     /// The sensor is read while a client is started or a compatibility claim is held.
     private var sensorWanted: Bool { activeClients > 0 || !(compatClaimers?.isEmpty ?? true) }
 

@@ -176,7 +176,7 @@ final class SystemTypeBus {
         let connection = try Connection.open(.address(address))
         defer { connection.close() }
         var owned = false
-        _ = connection.addHandler { message in
+        connection.addHandler { message in
             if message.member == "NameOwnerChanged", message.arguments.first == .string(name),
                message.arguments.count == 3, message.arguments[2] != .string("") { owned = true }
             return false

@@ -53,6 +53,31 @@ import TestSupport
         #expect(created.stdout.hasPrefix("o \"/org/orientationd/Orientation1/Client/"))
     }
 
+    /// Once nothing is being read (the last client stopped), the daemon hands back the
+    /// code pages the busy part touched (CodePages, released when the loop falls quiet),
+    /// and works on as before: the next call, the next Start and rotation are answered.
+    @Test func handsBackItsCodePagesWhenQuiet() throws {
+        let (fixture, peer) = try DaemonFixture.upright()
+        let pid = fixture.daemon.pid
+        let path = try peer.createClient()
+        try peer.call(path, Peer.clientInterface, "Start")
+        fixture.hold(.leftUp, durationMs: 1500)
+        #expect(fixture.drained())
+        #expect(peer.waitUntil { (try? peer.managerProperty("Orientation")) == .string("left-up") })
+        let busy = try #require(residentExecutableKiB(pid: pid))
+        try peer.call(path, Peer.clientInterface, "Stop")
+        var quiet = busy
+        #expect(waitUntil(seconds: 5) {
+            quiet = residentExecutableKiB(pid: pid) ?? busy
+            return quiet * 2 < busy
+        }, "resident code: \(busy) KiB while reading, \(quiet) KiB once quiet")
+        #expect(try peer.managerProperty("Orientation") == .string("left-up"))
+        try peer.call(path, Peer.clientInterface, "Start")
+        fixture.hold(.normal, durationMs: 1500)
+        #expect(peer.waitUntil { (try? peer.managerProperty("Orientation")) == .string("normal") })
+        #expect(!fixture.daemon.stderr.contains("cannot release code pages"))
+    }
+
     @Test func sigtermStopsCleanlyWithStatusZero() throws {
         let fixture = try DaemonFixture()
         _ = try fixture.peer()

@@ -59,6 +59,7 @@ import TestSupport
     @Test func startReturnsWithAFreshReadingFromTheAttributes() throws {
         let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioBuffer(raw: FakeDevice.raw("left-up")))
         #expect(try peer.managerProperty("Orientation") == .string("left-up"))
+        withExtendedLifetime(fixture) {}
     }
 
     /// Without raw attributes the first reading is the first frame: Start's reply waits
