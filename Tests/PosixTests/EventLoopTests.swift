@@ -28,6 +28,28 @@ import Testing
         #expect(seenEvents.contains(.readable))
     }
 
+    /// whenQuiet runs once the loop would sleep after start and after each burst it
+    /// handled, never twice in a row: a daemon's "nothing is happening now" moment.
+    @Test func whenQuietRunsOnceAfterEachBurst() throws {
+        let loop = try EventLoop()
+        let (r, w) = try FileDescriptor.pipe()
+        try r.setNonBlocking()
+        var log: [String] = []
+        try loop.add(fd: r.rawValue, events: .readable) { _ in
+            log.append("handled \(drain(r).count)")
+            if log.count >= 4 { loop.quit(0) }
+        }
+        loop.whenQuiet = {
+            log.append("quiet")
+            try? w.writeAll("ab")
+        }
+        // A bound on the test, should the loop never get there.
+        let bound = try Timer(loop: loop) { log.append("timeout"); loop.quit(1) }
+        bound.arm(afterMs: 5000)
+        #expect(loop.run() == 0)
+        #expect(log == ["quiet", "handled 2", "quiet", "handled 2"])
+    }
+
     @Test func hangupIsReportedWithoutAskingForIt() throws {
         let loop = try EventLoop()
         let (r, w) = try FileDescriptor.pipe()
