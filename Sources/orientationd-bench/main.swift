@@ -138,8 +138,11 @@ func fanout(_ options: Options) throws {
         usleep(1000)
     }
     hold(0, -9.81, ms: 300)
-    usleep(50_000)
-    let rssBefore = rssKB(daemon.processIdentifier)
+    // The baseline is the daemon with the first client started, the state the measured
+    // clients keep it in: reading its sensor, with the code that runs then resident. An
+    // idle daemon has handed its code pages back (CodePages); counting their return
+    // against the clients would be counting code, not clients.
+    var rssBefore = 0
 
     /// Arrival times (monotonic ns) of the signals of one rotation, per client path.
     final class Recorder {
@@ -165,6 +168,10 @@ func fanout(_ options: Options) throws {
             _ = try connection.call(try Message.methodCall(destination: service, path: path,
                                                            interface: service + ".Client", member: "Start"))
             clientPaths.append(path)
+            if clientPaths.count == 1 {
+                usleep(50_000)
+                rssBefore = rssKB(daemon.processIdentifier)
+            }
         }
         connection.attach(to: loop)
         connections.append(connection)
@@ -208,7 +215,7 @@ func fanout(_ options: Options) throws {
     print(String(format: "  CPU per rotation: orientationd median %.0f ms, dbus-daemon median %.0f ms (clock-tick resolution)",
                  percentile(daemonCPU, 0.5), percentile(busCPU, 0.5)))
     print("  (the rotation is decided by the engine's settle time in trace time, not wall time: samples are written at once)")
-    print("  daemon RSS: \(rssBefore) KB before clients, \(rssAfter) KB with \(total) started clients: \(String(format: "%.2f", Double(rssAfter - rssBefore) / Double(total))) KB per client")
+    print("  daemon RSS: \(rssBefore) KB with one client started, \(rssAfter) KB with \(total): \(String(format: "%.2f", Double(rssAfter - rssBefore) / Double(total - 1))) KB per client")
 
 }
 
