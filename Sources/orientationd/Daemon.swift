@@ -132,16 +132,14 @@ struct Daemon {
         connection.attach(to: loop)
         logger.debug("serving \(OrientationAPI.busName) on the \(options.bus) as \(connection.uniqueName) with sensor \(sensor?.name ?? "none")")
         // Whenever the daemon falls quiet — after start-up, after a call, after the last
-        // client stops — it hands back the code pages that work touched (see CodePages):
-        // until the next event nothing runs, and what that event needs faults back in
-        // from the page cache. Not while the sensor is read: that runs ten times a second.
-        var releaseFailed = false
+        // client stops — it hands back the code pages that work touched (CodePages,
+        // paced by CodePageRelease): until the next event nothing runs, and what that
+        // event needs faults back in from the page cache. Not while the sensor is read:
+        // that runs ten times a second.
+        let codePages = CodePageRelease(loop: loop, logger: logger)
         loop.whenQuiet = { [weak service] in
-            guard service?.readingSensor != true, !releaseFailed else { return }
-            if case .failure(let error) = CodePages.releaseExecutable() {
-                logger.warning("cannot release code pages (\(error)); keeping them mapped")
-                releaseFailed = true
-            }
+            guard service?.readingSensor != true else { return }
+            codePages.quiet()
         }
 
         let code = loop.run()

@@ -29,6 +29,25 @@ import TestSupport
         // Released twice in a row: nothing to give back is not an error.
         #expect(throws: Never.self) { try CodePages.releaseExecutable().get() }
     }
+
+    /// The first quiet moment releases; quiet moments within the interval ask for one
+    /// wake-up at its end (once), which then releases; a quiet moment after a longer
+    /// silence releases at once.
+    @Test func pacingReleasesAtMostOncePerInterval() {
+        var pacing = CodePages.Pacing(intervalMs: 500)
+        #expect(pacing.quiet(nowMs: 1_000) == .release)
+        #expect(pacing.quiet(nowMs: 1_005) == .wake(afterMs: 495))
+        #expect(pacing.quiet(nowMs: 1_200) == .wait)
+        #expect(pacing.quiet(nowMs: 1_499) == .wait)
+        #expect(pacing.quiet(nowMs: 1_500) == .release)  // the wake-up
+        #expect(pacing.quiet(nowMs: 4_000) == .release)  // after a silence
+        #expect(pacing.quiet(nowMs: 4_100) == .wake(afterMs: 400))
+        // A clock that stepped back (monotonic clocks do not, but a caller's might) still
+        // gets a bounded wake-up, never a negative one.
+        var stepped = CodePages.Pacing(intervalMs: 500)
+        #expect(stepped.quiet(nowMs: 10_000) == .release)
+        if case .wake(let afterMs) = stepped.quiet(nowMs: 9_000) { #expect(afterMs > 0 && afterMs <= 1_500) } else { Issue.record("expected a wake-up") }
+    }
 }
 
 /// Reads one byte of every page of this process's executable's mappings that are not
