@@ -46,36 +46,47 @@ public enum CodePages {
 }
 
 extension CodePages {
-    /// When to release: at each quiet moment, but at most once per `intervalMs`.
+    /// When to release: at quiet moments, at most once per interval — a short one while
+    /// the daemon has nothing periodic to do, a long one while it reads a sensor.
     ///
     /// Why: a release is cheap, but the next event faults the code it runs back in — about
     /// 140 µs for a bus signal on this project's benchmark machine, four times the cost of
     /// handling it. On a busy system bus (every peer that connects or leaves is a
     /// NameOwnerChanged the daemon follows) releasing after every one would cost that
-    /// every time. At most one release per interval bounds it; a quiet moment that comes
-    /// sooner asks for a timer at the end of the interval, so that what a burst touched
-    /// is still given back once the burst is over. Pure: the caller owns the clock and
-    /// the timer.
+    /// every time; at most one release per interval bounds it, and a quiet moment that
+    /// comes sooner asks for a timer at the interval's end, so that what a burst touched
+    /// is still given back once the burst is over. While a sensor is read there is a
+    /// quiet moment after every tick: a release now and then gives back what a client's
+    /// start and the calls touched, and costs the next tick its faults once, not every
+    /// tick. Pure: the caller owns the clock and the timer.
     public struct Pacing: Sendable {
         public enum Action: Equatable, Sendable {
             /// Release now.
             case release
             /// Wake up in this many ms and look again (the caller arms a timer).
             case wake(afterMs: Int64)
-            /// A wake-up is already asked for.
+            /// Nothing now: a wake-up is already asked for, or the periodic work will
+            /// bring the next quiet moment.
             case wait
         }
 
-        public let intervalMs: Int64
+        public let idleIntervalMs: Int64
+        public let busyIntervalMs: Int64
         private var lastReleaseMs: Int64?
         private var wakeAskedForMs: Int64?
 
-        public init(intervalMs: Int64) { self.intervalMs = max(0, intervalMs) }
+        public init(idleIntervalMs: Int64, busyIntervalMs: Int64) {
+            self.idleIntervalMs = max(0, idleIntervalMs)
+            self.busyIntervalMs = max(self.idleIntervalMs, busyIntervalMs)
+        }
 
-        /// The loop has fallen quiet at `nowMs` (monotonic).
-        public mutating func quiet(nowMs: Int64) -> Action {
-            if let last = lastReleaseMs, nowMs - last < intervalMs {
-                let due = last + intervalMs
+        /// The loop has fallen quiet at `nowMs` (monotonic); `busy`: it has periodic work
+        /// (a sensor read), so another quiet moment is coming soon anyway.
+        public mutating func quiet(nowMs: Int64, busy: Bool) -> Action {
+            let interval = busy ? busyIntervalMs : idleIntervalMs
+            if let last = lastReleaseMs, nowMs - last < interval {
+                if busy { return .wait }
+                let due = last + interval
                 if let asked = wakeAskedForMs, asked <= due, asked > nowMs { return .wait }
                 wakeAskedForMs = due
                 return .wake(afterMs: due - nowMs)

@@ -1,14 +1,19 @@
 import Posix
 
-/// Gives the executable's code pages back whenever the daemon falls quiet, paced by
-/// `CodePages.Pacing` (at most twice a second), with the timer that pacing asks for.
+/// Gives the executable's code pages back when the daemon falls quiet, paced by
+/// `CodePages.Pacing`, with the timer that pacing asks for.
 final class CodePageRelease {
-    /// Two releases a second at most: on the busiest bus that bounds the cost of faulting
-    /// code back in to about 0.3 ms of CPU a second, and what a burst touched is handed
-    /// back half a second after it at the latest.
-    static let intervalMs: Int64 = 500
+    /// With nothing periodic to do, two releases a second at most: on the busiest bus that
+    /// bounds the cost of faulting code back in to about 0.3 ms of CPU a second, and what
+    /// a burst touched is handed back half a second after it at the latest.
+    static let idleIntervalMs: Int64 = 500
+    /// While a sensor is read, one every ten seconds: the ticks' own code comes back at
+    /// the next tick (a few tens of µs, once), what a client's start and the calls
+    /// touched does not.
+    static let busyIntervalMs: Int64 = 10_000
 
-    private var pacing = CodePages.Pacing(intervalMs: CodePageRelease.intervalMs)
+    private var pacing = CodePages.Pacing(idleIntervalMs: CodePageRelease.idleIntervalMs,
+                                          busyIntervalMs: CodePageRelease.busyIntervalMs)
     private var timer: Timer?
     private var failed = false
     private let logger: Logger
@@ -20,10 +25,10 @@ final class CodePageRelease {
         if timer == nil { logger.warning("cannot create a timer: code pages are given back only at quiet moments") }
     }
 
-    /// The loop has fallen quiet with nothing periodic to do.
-    func quiet() {
+    /// The loop has fallen quiet; `readingSensor`: it has ticks or sensor events coming.
+    func quiet(readingSensor: Bool) {
         guard !failed else { return }
-        switch pacing.quiet(nowMs: MonotonicClock.milliseconds()) {
+        switch pacing.quiet(nowMs: MonotonicClock.milliseconds(), busy: readingSensor) {
         case .release:
             if case .failure(let error) = CodePages.releaseExecutable() {
                 logger.warning("cannot release code pages (\(error)); keeping them mapped")

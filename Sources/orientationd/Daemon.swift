@@ -131,15 +131,13 @@ struct Daemon {
         }
         connection.attach(to: loop)
         logger.debug("serving \(OrientationAPI.busName) on the \(options.bus) as \(connection.uniqueName) with sensor \(sensor?.name ?? "none")")
-        // Whenever the daemon falls quiet — after start-up, after a call, after the last
+        // When the daemon falls quiet — after start-up, after a call, after the last
         // client stops — it hands back the code pages that work touched (CodePages,
         // paced by CodePageRelease): until the next event nothing runs, and what that
-        // event needs faults back in from the page cache. Not while the sensor is read:
-        // that runs ten times a second.
+        // event needs faults back in from the page cache. While a sensor is read, seldom.
         let codePages = CodePageRelease(loop: loop, logger: logger)
         loop.whenQuiet = { [weak service] in
-            guard service?.readingSensor != true else { return }
-            codePages.quiet()
+            codePages.quiet(readingSensor: service?.readingSensor == true)
         }
 
         let code = loop.run()

@@ -30,23 +30,44 @@ import TestSupport
         #expect(throws: Never.self) { try CodePages.releaseExecutable().get() }
     }
 
-    /// The first quiet moment releases; quiet moments within the interval ask for one
-    /// wake-up at its end (once), which then releases; a quiet moment after a longer
+    /// Idle: the first quiet moment releases; quiet moments within the interval ask for
+    /// one wake-up at its end (once), which then releases; a quiet moment after a longer
     /// silence releases at once.
     @Test func pacingReleasesAtMostOncePerInterval() {
-        var pacing = CodePages.Pacing(intervalMs: 500)
-        #expect(pacing.quiet(nowMs: 1_000) == .release)
-        #expect(pacing.quiet(nowMs: 1_005) == .wake(afterMs: 495))
-        #expect(pacing.quiet(nowMs: 1_200) == .wait)
-        #expect(pacing.quiet(nowMs: 1_499) == .wait)
-        #expect(pacing.quiet(nowMs: 1_500) == .release)  // the wake-up
-        #expect(pacing.quiet(nowMs: 4_000) == .release)  // after a silence
-        #expect(pacing.quiet(nowMs: 4_100) == .wake(afterMs: 400))
-        // A clock that stepped back (monotonic clocks do not, but a caller's might) still
-        // gets a bounded wake-up, never a negative one.
-        var stepped = CodePages.Pacing(intervalMs: 500)
-        #expect(stepped.quiet(nowMs: 10_000) == .release)
-        if case .wake(let afterMs) = stepped.quiet(nowMs: 9_000) { #expect(afterMs > 0 && afterMs <= 1_500) } else { Issue.record("expected a wake-up") }
+        var pacing = CodePages.Pacing(idleIntervalMs: 500, busyIntervalMs: 10_000)
+        #expect(pacing.quiet(nowMs: 1_000, busy: false) == .release)
+        #expect(pacing.quiet(nowMs: 1_005, busy: false) == .wake(afterMs: 495))
+        #expect(pacing.quiet(nowMs: 1_200, busy: false) == .wait)
+        #expect(pacing.quiet(nowMs: 1_499, busy: false) == .wait)
+        #expect(pacing.quiet(nowMs: 1_500, busy: false) == .release)  // the wake-up
+        #expect(pacing.quiet(nowMs: 4_000, busy: false) == .release)  // after a silence
+        #expect(pacing.quiet(nowMs: 4_100, busy: false) == .wake(afterMs: 400))
+        // A clock that stepped back still gets a bounded wake-up, never a negative one.
+        var stepped = CodePages.Pacing(idleIntervalMs: 500, busyIntervalMs: 10_000)
+        #expect(stepped.quiet(nowMs: 10_000, busy: false) == .release)
+        if case .wake(let afterMs) = stepped.quiet(nowMs: 9_000, busy: false) {
+            #expect(afterMs > 0 && afterMs <= 1_500)
+        } else {
+            Issue.record("expected a wake-up")
+        }
+    }
+
+    /// Busy (a sensor read, a tick every 100 ms): no timer is asked for, and a release
+    /// comes once the long interval has passed, at the next tick's quiet moment.
+    @Test func pacingWhileBusyWaitsForTheLongInterval() {
+        var pacing = CodePages.Pacing(idleIntervalMs: 500, busyIntervalMs: 10_000)
+        #expect(pacing.quiet(nowMs: 0, busy: false) == .release)
+        var releases: [Int64] = []
+        for tick in stride(from: Int64(100), through: 25_000, by: 100) {
+            switch pacing.quiet(nowMs: tick, busy: true) {
+            case .release: releases.append(tick)
+            case .wake: Issue.record("a timer asked for while busy, at \(tick) ms")
+            case .wait: break
+            }
+        }
+        #expect(releases == [10_000, 20_000])
+        // Idle again soon after a busy release: the short interval, from that release.
+        #expect(pacing.quiet(nowMs: 20_100, busy: false) == .wake(afterMs: 400))
     }
 }
 
