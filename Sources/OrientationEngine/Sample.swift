@@ -16,4 +16,7 @@ public struct Sample: Sendable, Equatable {
         self.y = y
         self.z = z
     }
+
+    /// x² + y² + z²: the squared length of the reading (in the sample's unit).
+    public var lengthSquared: Double { x * x + y * y + z * z }
 }

@@ -31,6 +31,8 @@ public final class IIOPollSensor: SensorBackend {
     private var checkedMs: Int64?
     /// The poll timer's next scheduled expiry (see `tick()`).
     private var nextTickMs: Int64 = 0
+    /// The squared length of the last reading (a tick's or `currentSample`'s), for `tick`.
+    private var lastLengthSquared: Double?
 
     /// Opens the device: reads scale, offsets and mount matrix, sets the sampling
     /// frequency. Throws (the device is skipped) when the calibration is unusable or
@@ -96,6 +98,7 @@ public final class IIOPollSensor: SensorBackend {
     public func stop() {
         timer?.disarm()
         handler = nil
+        lastLengthSquared = nil
         watch = nil
         closeRawFiles()
     }
@@ -122,8 +125,29 @@ public final class IIOPollSensor: SensorBackend {
         let missed = max(0, (now - nextTickMs + interval / 2) / interval)
         let scheduled = nextTickMs + missed * interval
         nextTickMs = scheduled + interval
-        guard let handler, let sample = read(at: min(scheduled, now)) else { return }
+        let previous = lastLengthSquared
+        guard let handler, var sample = read(at: min(scheduled, now)) else { return }
+        // The three axes are three attributes, read one after the other: a reading taken
+        // while they change can hold axes of two moments — a test rig rewriting the files
+        // one by one, a driver that samples each axis on its own read. Such a reading is
+        // rarely the length of a real one: when the length jumps against the last reading's,
+        // the axes are read once more at once and the newer reading is the one passed on
+        // (a real shock lasts milliseconds and reads the same; a torn reading does not,
+        // and would otherwise hold the engine's decision as a shock would).
+        if let previous, Self.lengthJumped(fromSquared: previous, toSquared: sample.lengthSquared),
+           let again = read(at: min(scheduled, now)) {
+            environment.logger.debug("\(name): the reading's length jumped; read again: \(sample) -> \(again)")
+            sample = again
+        }
         handler(sample)
+    }
+
+    /// Whether a reading's length is more than a quarter away from the one before (both
+    /// given squared): a reason to read the axes again (see `tick`).
+    static func lengthJumped(fromSquared last: Double, toSquared current: Double) -> Bool {
+        guard last > 0 else { return false }
+        let ratio = (current / last).squareRoot()
+        return ratio > 1.25 || ratio < 0.75
     }
 
     private func closeRawFiles() {
@@ -154,7 +178,9 @@ public final class IIOPollSensor: SensorBackend {
         }
         problems.clear()
         let oriented = matrix.apply(x: cx, y: cy, z: cz)
-        return Sample(timeMs: timeMs, x: oriented.x, y: oriented.y, z: oriented.z)
+        let sample = Sample(timeMs: timeMs, x: oriented.x, y: oriented.y, z: oriented.z)
+        lastLengthSquared = sample.lengthSquared
+        return sample
     }
 
     private func readAxis(_ axis: Int) -> Double? {

@@ -106,6 +106,52 @@ import TestSupport
         #expect(span >= 800, "12 reads of in_accel_x_raw within \(span) ms: more than one a 100 ms tick")
     }
 
+    /// A rig that rewrites the attributes one by one (as sysfs never does, but as
+    /// umockdev and these tests do) can be read between two of the writes: x already
+    /// left-up, y still normal, a vector √2 g long. The daemon reads such a reading again
+    /// at once (two reads of x a few ms apart, where ticks are 100 ms apart), instead of
+    /// passing it on as a shock that holds the rotation; then the rotation completes.
+    @Test func aReadingWhoseLengthJumpedIsReadAgainAtOnce() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
+        let peer = try fixture.start()
+        _ = try Self.startClient(peer)
+        #expect(Self.waitForOrientation(peer, "normal"))
+        let inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        try #require(inotify >= 0)
+        defer { close(inotify) }
+        let directory = fixture.testbed.rootDirectory + FakeDevice.syspath(0)
+        // All three watched: inotify merges an event identical to the one before it, and
+        // x, y, z, x, y, z is what a reading read twice looks like.
+        let watches = try ["x", "y", "z"].map { axis in
+            let wd = inotify_add_watch(inotify, directory + "/in_accel_\(axis)_raw", UInt32(IN_ACCESS))
+            try #require(wd >= 0, "cannot watch in_accel_\(axis)_raw")
+            return wd
+        }
+        // Half a rotation written: x is left-up's, y still normal's.
+        try fixture.testbed.rewriteAttribute(FakeDevice.syspath(0), "in_accel_x_raw", "1000")
+        var xReads: [Int64] = []
+        let deadline = MonotonicClock.milliseconds() + 3_000
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        func closePair() -> Bool { zip(xReads, xReads.dropFirst()).contains { $1 - $0 < 30 } }
+        while !closePair(), MonotonicClock.milliseconds() < deadline {
+            var pending = pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)
+            guard poll(&pending, 1, 200) > 0 else { continue }
+            let n = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
+            let now = MonotonicClock.milliseconds()
+            var index = 0
+            while index + 16 <= n {
+                let wd = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: index, as: Int32.self) }
+                let length = buffer.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: index + 12, as: UInt32.self)) }
+                if wd == watches[0] { xReads.append(now) }
+                index += 16 + length
+            }
+        }
+        #expect(closePair(), "reads of x at \(xReads.map { $0 - (xReads.first ?? 0) }) ms: none read again at once; stderr:\n\(fixture.stderr)")
+        try fixture.testbed.rewriteAttribute(FakeDevice.syspath(0), "in_accel_y_raw", "0")
+        #expect(Self.waitForOrientation(peer, "left-up"), "stderr:\n\(fixture.stderr)")
+    }
+
     /// iio-sensor-proxy's own tests write readings with a decimal point.
     @Test func decimalReadingsAreNumbers() throws {
         let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioPoll(raw: FakeDevice.raw("normal"), scale: "0.1"))

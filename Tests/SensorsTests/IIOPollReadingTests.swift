@@ -23,6 +23,23 @@ import Testing
         }
     }
 
+    /// A reading read again at once: one whose length is more than a quarter away from
+    /// the last tick's (squared lengths given). Rotations keep the length; a reading
+    /// with one axis new and one old (x = 1 g written, y = 1 g not yet cleared) is √2.
+    @Test func aLengthJumpAsksForASecondReading() {
+        let g2 = 9.81 * 9.81
+        #expect(!IIOPollSensor.lengthJumped(fromSquared: g2, toSquared: g2))
+        #expect(!IIOPollSensor.lengthJumped(fromSquared: g2, toSquared: g2 * 1.2 * 1.2))
+        #expect(!IIOPollSensor.lengthJumped(fromSquared: g2, toSquared: g2 * 0.8 * 0.8))
+        #expect(IIOPollSensor.lengthJumped(fromSquared: g2, toSquared: 2 * g2))
+        #expect(IIOPollSensor.lengthJumped(fromSquared: g2, toSquared: 0.5 * g2))
+        #expect(IIOPollSensor.lengthJumped(fromSquared: g2, toSquared: 0))
+        // No last length to judge by (a zero vector before): nothing to compare.
+        #expect(!IIOPollSensor.lengthJumped(fromSquared: 0, toSquared: g2))
+        // Scale-free: a sensor that reads ×1000 jumps as the same.
+        #expect(IIOPollSensor.lengthJumped(fromSquared: 1e6 * g2, toSquared: 2e6 * g2))
+    }
+
     @Test func calibrationOfThreeReadingsMatchesTheArrayForm() {
         let calibration = IIOCalibration(scale: [0.5, 2, 1], offset: [1, 0, -1])
         #expect(calibration.convert(1, 2, 3)! == calibration.convert([1, 2, 3])!)
