@@ -12,6 +12,12 @@ import Glibc
 /// it runs: about 1.4 of the 1.9 MiB of code resident after start. The kernel frees its
 /// own start-up code after boot for the same reason.
 public enum CodePages {
+    #if _pointerBitWidth(_64)
+    private typealias ProgramHeader = Elf64_Phdr
+    #else
+    private typealias ProgramHeader = Elf32_Phdr
+    #endif
+
     /// Unmaps the executable's segments that are not writable (its code and the
     /// read-only data and metadata before it) from this process, with MADV_DONTNEED.
     ///
@@ -21,7 +27,7 @@ public enum CodePages {
     /// MADV_DONTNEED would discard what the process wrote. Returns the bytes advised.
     public static func releaseExecutable() -> Result<Int, Errno> {
         // The kernel tells every process where its executable's program headers are.
-        guard let headers = UnsafePointer<Elf64_Phdr>(bitPattern: UInt(getauxval(UInt(AT_PHDR)))) else { return .success(0) }
+        guard let headers = UnsafePointer<ProgramHeader>(bitPattern: UInt(getauxval(UInt(AT_PHDR)))) else { return .success(0) }
         let count = Int(getauxval(UInt(AT_PHNUM)))
         let table = UnsafeBufferPointer(start: headers, count: count)
         // A position-independent executable is loaded at an offset from its link addresses:
