@@ -755,6 +755,8 @@ def write_markdown(path, rows, env_lines, args, od, isp, extra):
         f"- iio-sensor-proxy polled: {', '.join(f'{v:.0f}' for v in isp['poll_latency_ms'])}",
         f"- orientationd buffer: {', '.join(f'{v:.0f}' for v in od['buffer_latency_ms'])}",
         f"- iio-sensor-proxy buffer: {', '.join(f'{v:.0f}' for v in isp['buffer_latency_ms'])}",
+        f"- orientationd start → first Get: {', '.join(f'{v:.1f}' for v in od['start_ms'])}",
+        f"- iio-sensor-proxy start → first Get: {', '.join(f'{v:.1f}' for v in isp['start_ms'])}",
         f"- orientationd Start → orientation: {', '.join(f'{v:.2f}' for v in od['claim_ms'])}",
         f"- iio-sensor-proxy claim → orientation: {', '.join(f'{v:.0f}' for v in isp['claim_ms'])}",
         "",
