@@ -184,7 +184,12 @@ public struct OrientationEngine: Sendable {
 
     /// The one log line for ``scaleLooksWrong``, e.g. "sensor scale looks wrong: gravity
     /// reads 251 m/s^2 at rest, expected 9.81"; nil while the scale looks right.
+    /// (`mutating get` for the reason given at ``nextDeadlineMs``.)
     public var scaleWarning: String? {
+        mutating get { scaleWarningText() }
+    }
+
+    private func scaleWarningText() -> String? {
         guard scaleLooksWrong, let g = learnedGravity else { return nil }
         let digits = g >= 100 ? 0 : g >= 1 ? 2 : 4
         return "sensor scale looks wrong: gravity reads \(fmt(g, digits)) m/s^2 at rest, expected "
@@ -195,7 +200,15 @@ public struct OrientationEngine: Sendable {
     /// stayed as it is (a silent, event-driven sensor): a time on the samples' clock, or
     /// nil when nothing is pending or the held sample could never complete it (it is itself
     /// linear acceleration). Call ``advance(toMs:)`` then.
+    ///
+    /// `mutating get` changes nothing: it lets a caller that keeps the engine in a class
+    /// (the service, once per sample) read it in place, where a plain getter from
+    /// another module is handed a copy of the whole engine, about 1 KB, at every call.
     public var nextDeadlineMs: Int64? {
+        mutating get { pendingDeadlineMs() }
+    }
+
+    private func pendingDeadlineMs() -> Int64? {
         guard started, !heldIsAccelerating else { return nil }
         var need = Double.infinity
         let calmNeed = max(0, shockHoldMs - sinceShockMs, accelerationHoldMs - sinceAccelerationMs)
