@@ -66,41 +66,15 @@ import TestSupport
 
     /// Each poll reads each attribute once: a read is a system call (and on real sysfs a
     /// driver callback, often a bus transfer to the chip) on every tick of a started
-    /// client. Counted with inotify's IN_ACCESS on the three files umockdev provides
-    /// (regular files, so reads raise it): one descriptor watches all three, so a second
-    /// pass in the same tick (x y z x y z) is a second x event, not folded into the first
-    /// as two identical events in a row would be. Twelve reads of x at one per 100 ms
-    /// tick span eleven intervals; two per tick would take half that.
+    /// client (counted by `RawAttributeReads`). Twelve reads of x at one per 100 ms tick
+    /// span eleven intervals; two per tick would take half that.
     @Test func eachTickReadsEachAttributeOnce() throws {
         let fixture = try SensorDaemonFixture()
         try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
         let peer = try fixture.start()
         _ = try Self.startClient(peer)
-        let inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        try #require(inotify >= 0)
-        defer { close(inotify) }
-        let directory = fixture.testbed.rootDirectory + FakeDevice.syspath(0)
-        let watches = try ["x", "y", "z"].map { axis in
-            let wd = inotify_add_watch(inotify, directory + "/in_accel_\(axis)_raw", UInt32(IN_ACCESS))
-            try #require(wd >= 0, "cannot watch in_accel_\(axis)_raw")
-            return wd
-        }
-        var xReads: [Int64] = []  // arrival times (ms) of the reads of x
-        let deadline = MonotonicClock.milliseconds() + 10_000
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while xReads.count < 12, MonotonicClock.milliseconds() < deadline {
-            var pending = pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)
-            guard poll(&pending, 1, 200) > 0 else { continue }
-            let n = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
-            let now = MonotonicClock.milliseconds()
-            var index = 0
-            while index + 16 <= n {
-                let wd = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: index, as: Int32.self) }
-                let length = buffer.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: index + 12, as: UInt32.self)) }
-                if wd == watches[0] { xReads.append(now) }
-                index += 16 + length
-            }
-        }
+        let reads = try RawAttributeReads(directory: fixture.testbed.rootDirectory + FakeDevice.syspath(0))
+        let xReads = reads.timesOfXReads(until: MonotonicClock.milliseconds() + 10_000) { $0.count >= 12 }
         try #require(xReads.count == 12, "\(xReads.count) reads of x in 10 s; stderr:\n\(fixture.stderr)")
         let span = xReads[11] - xReads[0]
         #expect(span >= 800, "12 reads of in_accel_x_raw within \(span) ms: more than one a 100 ms tick")
@@ -117,37 +91,12 @@ import TestSupport
         let peer = try fixture.start()
         _ = try Self.startClient(peer)
         #expect(Self.waitForOrientation(peer, "normal"))
-        let inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        try #require(inotify >= 0)
-        defer { close(inotify) }
-        let directory = fixture.testbed.rootDirectory + FakeDevice.syspath(0)
-        // All three watched: inotify merges an event identical to the one before it, and
-        // x, y, z, x, y, z is what a reading read twice looks like.
-        let watches = try ["x", "y", "z"].map { axis in
-            let wd = inotify_add_watch(inotify, directory + "/in_accel_\(axis)_raw", UInt32(IN_ACCESS))
-            try #require(wd >= 0, "cannot watch in_accel_\(axis)_raw")
-            return wd
-        }
+        let reads = try RawAttributeReads(directory: fixture.testbed.rootDirectory + FakeDevice.syspath(0))
         // Half a rotation written: x is left-up's, y still normal's.
         try fixture.testbed.rewriteAttribute(FakeDevice.syspath(0), "in_accel_x_raw", "1000")
-        var xReads: [Int64] = []
-        let deadline = MonotonicClock.milliseconds() + 3_000
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        func closePair() -> Bool { zip(xReads, xReads.dropFirst()).contains { $1 - $0 < 30 } }
-        while !closePair(), MonotonicClock.milliseconds() < deadline {
-            var pending = pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)
-            guard poll(&pending, 1, 200) > 0 else { continue }
-            let n = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
-            let now = MonotonicClock.milliseconds()
-            var index = 0
-            while index + 16 <= n {
-                let wd = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: index, as: Int32.self) }
-                let length = buffer.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: index + 12, as: UInt32.self)) }
-                if wd == watches[0] { xReads.append(now) }
-                index += 16 + length
-            }
-        }
-        #expect(closePair(), "reads of x at \(xReads.map { $0 - (xReads.first ?? 0) }) ms: none read again at once; stderr:\n\(fixture.stderr)")
+        func closePair(_ times: [Int64]) -> Bool { zip(times, times.dropFirst()).contains { $1 - $0 < 30 } }
+        let xReads = reads.timesOfXReads(until: MonotonicClock.milliseconds() + 3_000, stop: closePair)
+        #expect(closePair(xReads), "reads of x at \(xReads.map { $0 - (xReads.first ?? 0) }) ms: none read again at once; stderr:\n\(fixture.stderr)")
         try fixture.testbed.rewriteAttribute(FakeDevice.syspath(0), "in_accel_y_raw", "0")
         #expect(Self.waitForOrientation(peer, "left-up"), "stderr:\n\(fixture.stderr)")
     }
@@ -294,5 +243,49 @@ import TestSupport
         // Started again: the fresh reading is there when Start returns.
         try peer.call(path, Peer.clientInterface, "Start")
         #expect(try peer.managerProperty("Orientation") == .string("left-up"))
+    }
+}
+
+/// The reads of a polled device's `in_accel_{x,y,z}_raw`, seen through inotify
+/// (IN_ACCESS: they are regular files under umockdev, so reads raise it). One descriptor
+/// watches all three, so a second pass in the same tick (x y z x y z) is a second x
+/// event, not folded into the first as two identical events in a row would be.
+private final class RawAttributeReads {
+    private let inotify: Int32
+    private let xWatch: Int32
+
+    init(directory: String) throws {
+        inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        try #require(inotify >= 0)
+        var watches: [Int32] = []
+        for axis in ["x", "y", "z"] {
+            let wd = inotify_add_watch(inotify, directory + "/in_accel_\(axis)_raw", UInt32(IN_ACCESS))
+            try #require(wd >= 0, "cannot watch in_accel_\(axis)_raw")
+            watches.append(wd)
+        }
+        xWatch = watches[0]
+    }
+
+    deinit { close(inotify) }
+
+    /// Arrival times (monotonic ms) of the reads of x, until `stop` holds for them or
+    /// `deadlineMs` passes.
+    func timesOfXReads(until deadlineMs: Int64, stop: ([Int64]) -> Bool) -> [Int64] {
+        var times: [Int64] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !stop(times), MonotonicClock.milliseconds() < deadlineMs {
+            var pending = pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)
+            guard poll(&pending, 1, 200) > 0 else { continue }
+            let n = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
+            let now = MonotonicClock.milliseconds()
+            var index = 0
+            while index + 16 <= n {
+                let wd = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: index, as: Int32.self) }
+                let length = buffer.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: index + 12, as: UInt32.self)) }
+                if wd == xWatch { times.append(now) }
+                index += 16 + length
+            }
+        }
+        return times
     }
 }
