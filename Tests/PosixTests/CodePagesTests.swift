@@ -1,4 +1,3 @@
-import Foundation
 import Glibc
 import Posix
 import Testing
@@ -74,16 +73,10 @@ import TestSupport
 /// Reads one byte of every page of this process's executable's mappings that are not
 /// writable, which maps them all.
 private func touchExecutablesReadOnlyMappings() throws {
-    let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-    let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
+    let mappings = try #require(executableReadOnlyMappings(pid: getpid()))
     var sink: UInt8 = 0
-    for line in maps.split(separator: "\n") {
-        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-        guard fields.count >= 6, fields[5...].joined(separator: " ") == executable,
-              fields[1].dropFirst().first != "w", fields[1].first == "r" else { continue }
-        let bounds = fields[0].split(separator: "-").compactMap { UInt(String($0), radix: 16) }
-        guard bounds.count == 2 else { continue }
-        for address in stride(from: bounds[0], to: bounds[1], by: 4096) {
+    for mapping in mappings {
+        for address in stride(from: mapping.range.lowerBound, to: mapping.range.upperBound, by: 4096) {
             sink &+= UnsafePointer<UInt8>(bitPattern: address)?.pointee ?? 0
         }
     }
