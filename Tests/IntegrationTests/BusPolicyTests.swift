@@ -165,9 +165,15 @@ final class SystemTypeBus {
     }
 
     /// A copy of a built product in the bus directory, where nobody can run it.
+    ///
+    /// Copied by cp(1), not by this process: a file this process holds open for writing
+    /// is inherited by every child another test's thread forks meanwhile, and until that
+    /// child execs, running the copy fails with ETXTBSY ("Text file busy"). cp's
+    /// descriptor dies with cp.
     func copyProduct(_ product: String) throws -> String {
         let copy = directory + "/" + product
-        try FileManager.default.copyItem(atPath: productsDirectory + "/" + product, toPath: copy)
+        let result = try runTool("/bin/cp", [productsDirectory + "/" + product, copy])
+        guard result.status == 0 else { throw TestFailure("cp \(product): \(result.stderr)") }
         return copy
     }
 

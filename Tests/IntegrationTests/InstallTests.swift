@@ -135,9 +135,11 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: work) }
         let tree = work + "/tree"
         try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
-        for item in ["Makefile", "scripts"] {
-            try FileManager.default.copyItem(atPath: repositoryRoot + "/" + item, toPath: tree + "/" + item)
-        }
+        // Copied by cp(1): make runs the copied scripts, and a file this process held open
+        // for writing would be inherited by children other tests fork meanwhile (ETXTBSY).
+        let copy = try ExternalCommand.run("/bin/cp", ["-R", repositoryRoot + "/Makefile", repositoryRoot + "/scripts", tree + "/"],
+                                           directory: work)
+        try #require(copy.status == 0, "\(copy.output)")
         let chown = try ExternalCommand.run("/usr/bin/chown", ["-R", "nobody", tree], directory: work)
         #expect(chown.status == 0)
         let install = try ExternalCommand.run("/usr/bin/make", ["--no-print-directory", "-C", tree, "install", "DESTDIR=" + work + "/root"],
