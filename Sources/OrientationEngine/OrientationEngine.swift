@@ -57,6 +57,15 @@
 /// would complete if the last sample stayed as it is, and ``advance(toMs:)`` re-evaluates
 /// with that held sample at a later time; the daemon arms a timer for the one and calls
 /// the other, and `orientationctl replay` does the same between the samples of a trace.
+///
+/// A held sample is the last reading again, not a new one. Between the readings of a
+/// sensor that keeps sending (an IIO sensor polled at 10 Hz) it tells nothing: a change
+/// completes from it only if the last reading confirmed the one before it (the same
+/// proposal, no shock, no linear acceleration, no movement), or once the sensor has been
+/// silent for longer than it takes to send a reading (1.5 intervals, at most
+/// `MaxIntervalMs`). Otherwise, at 10 Hz, one stride's sample that happened to read 1 g
+/// in the wrong direction completed a change 50 ms later, and the next reading undid it;
+/// and a polled sensor's timer no longer fires between polls.
 public struct OrientationEngine: Sendable {
     /// The tunables this engine was made with.
     public let tunables: EngineTunables
@@ -96,6 +105,10 @@ public struct OrientationEngine: Sendable {
     private var started = false
     private var lastTimeMs: Int64 = 0
     private var held = Sample(timeMs: 0, x: 0, y: 0, z: 0)
+    /// When the last real reading (not a held one) came, and how long after the one
+    /// before it: about how long this sensor takes to send its next reading.
+    private var lastReadingMs: Int64 = 0
+    private var readingIntervalMs = 0.0
     private var gx = 0.0, gy = 0.0, gz = 0.0
     private var magnitude = GravityMagnitude()
     private var cachedDt = -1.0
@@ -127,9 +140,14 @@ public struct OrientationEngine: Sendable {
     // Decision state.
     private var orientationCandidate: Orientation = .undefined
     private var orientationElapsedMs = 0.0
+    /// Whether the last real reading confirmed the pending change: proposed the same
+    /// candidate as the one before it, and was no shock, no linear acceleration and did
+    /// not move the direction (a held reading only completes a confirmed change).
+    private var orientationConfirmed = false
     private var sinceFlatMs = Double.infinity
     private var tiltCandidate: Tilt = .undefined
     private var tiltElapsedMs = 0.0
+    private var tiltConfirmed = false
 
     // For `explanation`.
     private var last = Trace()
@@ -212,12 +230,15 @@ public struct OrientationEngine: Sendable {
         guard started, !heldIsAccelerating else { return nil }
         var need = Double.infinity
         let calmNeed = max(0, shockHoldMs - sinceShockMs, accelerationHoldMs - sinceAccelerationMs)
+        // A change the last reading did not confirm completes once the sensor is silent.
+        let silenceNeed = Double(lastReadingMs) + silenceMs - Double(lastTimeMs)
         if orientationCandidate != .undefined {
             need = max(calmNeed, orientationSettleMs - orientationElapsedMs,
-                       steadyMs - steadyForMs, flatExitMs - sinceFlatMs)
+                       steadyMs - steadyForMs, flatExitMs - sinceFlatMs,
+                       orientationConfirmed ? 0 : silenceNeed)
         }
         if tiltCandidate != .undefined {
-            need = min(need, max(calmNeed, tiltSettleMs - tiltElapsedMs))
+            need = min(need, max(calmNeed, tiltSettleMs - tiltElapsedMs, tiltConfirmed ? 0 : silenceNeed))
         }
         // A rest under way, not yet long enough, whose mean would change the orientation.
         // (Once it is long enough the rest path has had its say: no deadline from it.)
@@ -236,6 +257,10 @@ public struct OrientationEngine: Sendable {
         let ms = max(1, need.rounded(.up))
         return ms < 1e12 ? lastTimeMs + Int64(ms) : nil
     }
+
+    /// How long after a reading the sensor counts as silent: longer than it took to send
+    /// that reading by half as much again (timestamps jitter), at most `MaxIntervalMs`.
+    private var silenceMs: Double { min(maxIntervalMs, 1.5 * readingIntervalMs) }
 
     /// Whether the estimates (gravity, motion, tilt) point within about 2° of the held reading.
     private var converged: Bool {
@@ -289,6 +314,8 @@ public struct OrientationEngine: Sendable {
             started = true
             lastTimeMs = sample.timeMs
             held = sample
+            lastReadingMs = sample.timeMs
+            readingIntervalMs = maxIntervalMs
             gx = x; gy = y; gz = z
             tx = x; ty = y; tz = z
             sx = x; sy = y; sz = z
@@ -311,6 +338,13 @@ public struct OrientationEngine: Sendable {
         let dt = dtRaw > 0 ? dtRaw : 0
         lastTimeMs = sample.timeMs
         held = sample
+        if !isHeld {
+            readingIntervalMs = dt
+            lastReadingMs = sample.timeMs
+        }
+        // A held reading stands for a sensor that has stopped sending only once it has
+        // been silent for longer than it takes to send a reading.
+        let silent = isHeld && Double(sample.timeMs - lastReadingMs) >= silenceMs
 
         if dt != cachedDt {
             cachedDt = dt
@@ -373,7 +407,8 @@ public struct OrientationEngine: Sendable {
 
         // What put the sample this far off happened somewhere within the last interval:
         // credit half of it, as for a boundary crossing below.
-        if linear > shockThreshold {
+        let shocked = linear > shockThreshold
+        if shocked {
             sinceShockMs = credit * 0.5
         } else {
             sinceShockMs += credit
@@ -391,14 +426,16 @@ public struct OrientationEngine: Sendable {
         // Held still, a reading this far from 1 g would keep the device "accelerating" for
         // ever: such a sample cannot complete a decision by itself (see nextDeadlineMs).
         heldIsAccelerating = abs(magnitudeError) > accelerationGate
-        if abs(sLength * invG - 1) > accelerationGate || scatter > scatterLimit {
+        let accelerating = abs(sLength * invG - 1) > accelerationGate || scatter > scatterLimit
+        if accelerating {
             sinceAccelerationMs = credit * 0.5
         } else {
             sinceAccelerationMs += credit
         }
         // Steadiness: has the smoother estimate's direction stayed near where it was?
         let dot = sx * anchorX + sy * anchorY + sz * anchorZ
-        if s2 > 0 && dot > 0 && dot * dot >= cosSteady * cosSteady * s2 {
+        let moved = !(s2 > 0 && dot > 0 && dot * dot >= cosSteady * cosSteady * s2)
+        if !moved {
             steadyForMs += credit
         } else {
             setAnchor()
@@ -441,12 +478,19 @@ public struct OrientationEngine: Sendable {
             } else {
                 if proposed == orientationCandidate {
                     orientationElapsedMs += credit
+                    if !isHeld { orientationConfirmed = !(shocked || accelerating || moved) }
                 } else {
                     // The boundary was crossed somewhere in the last interval: credit half.
                     orientationCandidate = proposed
                     orientationElapsedMs = credit * 0.5
+                    orientationConfirmed = false
                 }
+                // Held, a reading completes a change only if it confirmed the one before
+                // it, or once the sensor is silent: between the readings of a sensor that
+                // keeps sending, one reading that jumped (a stride's sample at about 1 g)
+                // is no evidence for the time until the next.
                 let settled = orientationElapsedMs >= orientationSettleMs && calm && steadyForMs >= steadyMs
+                    && (!isHeld || orientationConfirmed || silent)
                 // At rest the proposal has held for as long as the rest (its samples are
                 // within RestAngleDeg of each other): the settle time is counted on that.
                 let rested = atRest && restForMs >= restLongEnoughMs
@@ -468,11 +512,14 @@ public struct OrientationEngine: Sendable {
         } else {
             if proposedTilt == tiltCandidate {
                 tiltElapsedMs += credit
+                if !isHeld { tiltConfirmed = !shocked }
             } else {
                 tiltCandidate = proposedTilt
                 tiltElapsedMs = credit * 0.5
+                tiltConfirmed = false
             }
-            if tiltElapsedMs >= tiltSettleMs && sinceShockMs >= shockHoldMs {
+            if tiltElapsedMs >= tiltSettleMs && sinceShockMs >= shockHoldMs
+                && (!isHeld || tiltConfirmed || silent) {
                 tiltSettledMs = tiltElapsedMs
                 tilt = proposedTilt
                 tiltCandidate = .undefined

@@ -31,6 +31,14 @@ Variants (all deterministic for a seed):
              into the device frame with the trace's own gravity direction; |a| reaches
              0.2-1.9 g and the apparent direction swings by up to ~45 degrees. The truth is
              unchanged: running does not change how the device is held.
+  runswing   running as in `run`, harder and with the arm swinging: vertical 0.6-0.8 g plus
+             a 0.25 g harmonic, sideways 0.25-0.35 g, fore-aft 0.4 g at half the stride
+             rate (|a| up to about 2.4 g: the ~1.4 g of linear acceleration measured when
+             running with a phone in the hand), and the device turned by the swing, +-20
+             degrees in roll and +-25 degrees in pitch. Orientation truth unchanged (the
+             roll stays within the truth's 51 degree hold); tilt is not scored (the pitch
+             swing changes it)
+  runswing2  the same with twice the linear acceleration
   scale0.01, scale0.1, scale10, scale1000
              every value multiplied by that factor (a driver or firmware table with the
              wrong scale); written with 6 significant digits
@@ -39,7 +47,8 @@ Python 3 standard library only.
 import json, math, os, random, shutil, sys
 
 ALL = ["jitter", "rate10", "rate10raw", "rate200", "rate25j", "gaps", "gain", "offset", "quant", "noise",
-       "rotz90", "rotz180", "combo", "combo10", "dec10", "dec25", "scale0.01", "scale0.1", "scale10", "scale1000", "run"]
+       "rotz90", "rotz180", "combo", "combo10", "dec10", "dec25", "scale0.01", "scale0.1", "scale10", "scale1000", "run",
+       "runswing", "runswing2"]
 ROT90 = {"normal": "right-up", "right-up": "bottom-up", "bottom-up": "left-up", "left-up": "normal",
          "undefined": "undefined"}
 
@@ -225,6 +234,50 @@ def running_all(rows, rnd):
     return out
 
 
+def rotate(v, axis, angle):
+    """v turned by `angle` (radians) about the unit vector `axis` (Rodrigues)."""
+    ax, ay, az = axis
+    c, s = math.cos(angle), math.sin(angle)
+    x, y, z = v
+    d = ax * x + ay * y + az * z
+    return (x * c + (ay * z - az * y) * s + ax * d * (1 - c),
+            y * c + (az * x - ax * z) * s + ay * d * (1 - c),
+            z * c + (ax * y - ay * x) * s + az * d * (1 - c))
+
+
+def running_swing(rows, rnd, truth, strength):
+    """`runswing`: inside the same spans as `running`, a harder run with the arm swinging."""
+    spans = [(a + 1000, b - 1000) for a, b, _, scored in truth["orientation"] if scored and b - a >= 5000]
+    f = rnd.uniform(2.6, 3.0)
+    av, ah, af = strength * rnd.uniform(0.6, 0.8), strength * rnd.uniform(0.25, 0.35), strength * 0.4
+    p0 = rnd.uniform(0, 2 * math.pi)
+    g = 9.81
+    out, lx, ly, lz = [], rows[0][1], rows[0][2], rows[0][3]
+    prev = rows[0][0]
+    for t, x, y, z in rows:
+        k = 1 - math.exp(-max(0.0, t - prev) / 500.0)
+        prev = t
+        lx += k * (x - lx); ly += k * (y - ly); lz += k * (z - lz)
+        if not any(a <= t < b for a, b in spans):
+            out.append((t, x, y, z))
+            continue
+        n = math.sqrt(lx * lx + ly * ly + lz * lz) or 1.0
+        up = (lx / n, ly / n, lz / n)
+        hx, hy = up[1], -up[0]
+        hn = math.sqrt(hx * hx + hy * hy) or 1.0
+        h = (hx / hn, hy / hn, 0.0)
+        fa_axis = (h[1] * up[2] - h[2] * up[1], h[2] * up[0] - h[0] * up[2], h[0] * up[1] - h[1] * up[0])
+        w = 2 * math.pi * f * t / 1000.0 + p0
+        v = av * math.sin(w) + 0.25 * strength * math.sin(2 * w + 0.7)
+        side = ah * math.sin(w / 2)
+        fore = af * math.sin(w / 2 + 1.3)
+        s = tuple(c + g * (v * u + side * hc + fore * fc) for c, u, hc, fc in zip((x, y, z), up, h, fa_axis))
+        s = rotate(s, fa_axis, math.radians(20) * math.sin(w / 2 + 0.4))
+        s = rotate(s, h, math.radians(25) * math.sin(w / 2 + 1.1))
+        out.append((t,) + s)
+    return out
+
+
 def main():
     args = sys.argv[1:]
     opt = {"--traces": None, "--out": None, "--seed": "1", "--variants": ",".join(ALL)}
@@ -264,6 +317,9 @@ def main():
                 rows = noise(rows, rnd, 0.1); rows = quant(rows)
                 rows = gaps(rows, rnd, n=2)
             elif variant == "run": rows = running(rows, rnd, truth)
+            elif variant in ("runswing", "runswing2"):
+                rows = running_swing(rows, rnd, truth, 2.0 if variant == "runswing2" else 1.0)
+                truth["tilt"] = [[a, b, label, 0] for a, b, label, _ in truth["tilt"]]
             elif variant == "dec10": rows = decimate(rows, 10)
             elif variant == "dec25": rows = decimate(rows, 25)
             elif variant.startswith("scale"):

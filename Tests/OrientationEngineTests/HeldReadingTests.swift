@@ -1,0 +1,79 @@
+import Testing
+@testable import OrientationEngine
+
+/// Between the readings of a sensor that keeps sending (an IIO sensor polled at 10 Hz),
+/// the held reading is no news: a change that the last reading did not confirm waits for
+/// the next reading, or for the silence of a sensor that has stopped sending.
+@Suite("Held readings")
+struct HeldReadingTests {
+    /// Feeds `samples` the way the daemon does: before each one, the engine's deadlines
+    /// that fall before it are completed with the held reading (the settle timer). After the
+    /// last sample the timer keeps running until `silenceUntil`. Returns every change.
+    func run(_ samples: [Sample], silenceUntil end: Int64? = nil, tunables: EngineTunables = .default) -> [Change] {
+        var e = OrientationEngine(tunables: tunables)
+        var out: [Change] = []
+        func record(_ t: Int64) { out.append(Change(t: t, orientation: e.orientation, tilt: e.tilt)) }
+        for s in samples {
+            while let d = e.nextDeadlineMs, d < s.timeMs {
+                if e.advance(toMs: d) { record(d) }
+            }
+            if e.feed(s) { record(s.timeMs) }
+        }
+        if let end {
+            while let d = e.nextDeadlineMs, d <= end {
+                if e.advance(toMs: d) { record(d) }
+            }
+        }
+        return out
+    }
+
+    /// One second of 10 Hz readings upright, vertical.
+    static let upright = (0...10).map { poseSample(t: Int64($0) * 100, phi: 0, theta: 0) }
+
+    @Test("at 10 Hz one reading that jumped to another orientation is not reported before the next reading")
+    func loneReadingWaitsForTheNext() {
+        // A stride's sample that happens to read 1 g in the wrong direction, then the
+        // device as it was: nothing changes (before the rule the held reading completed the
+        // change 50 ms after it, and the next reading turned it back: a flicker).
+        let jump = poseSample(t: 1100, phi: 90, theta: 0)
+        let changes = run(Self.upright + [jump] + (12...20).map { poseSample(t: Int64($0) * 100, phi: 0, theta: 0) })
+        #expect(orientationChanges(changes).map(\.1) == [.normal], "\(changes)")
+    }
+
+    @Test("at 10 Hz one reading that jumped face-up does not change the tilt before the next reading")
+    func loneReadingDoesNotTilt() {
+        let jump = poseSample(t: 1100, phi: 0, theta: 90)
+        let changes = run(Self.upright + [jump] + (12...20).map { poseSample(t: Int64($0) * 100, phi: 0, theta: 0) })
+        #expect(tiltChanges(changes).map(\.1) == [.vertical], "\(changes)")
+    }
+
+    @Test("the same reading followed by silence is reported once the sensor has been silent longer than it sends")
+    func loneReadingThenSilenceCompletes() throws {
+        let jump = poseSample(t: 1100, phi: 90, theta: 0)
+        var e = OrientationEngine()
+        for s in Self.upright { e.feed(s) }
+        e.feed(jump)
+        // Not before the next reading would have come (one interval, and half of one more
+        // for jitter): a polled sensor's next reading gets there first, and no timer fires
+        // between polls.
+        let next = e.nextDeadlineMs
+        let deadline = try #require(next)
+        #expect(deadline >= 1100 + 150, "deadline \(deadline)")
+        let changes = run(Self.upright + [jump], silenceUntil: 2000)
+        let turned = try #require(orientationChanges(changes).last)
+        #expect(turned.1 == .rightUp && turned.0 >= 1250 && turned.0 <= 1400, "\(changes)")
+    }
+
+    @Test("a turn whose readings agree still completes from the held reading, between readings")
+    func confirmedTurnCompletesBetweenReadings() throws {
+        // With a settle time of 170 ms the change is 20 ms short at the second reading in
+        // right-up, which confirms the first: the held reading completes it at 1220 ms,
+        // before the third reading at 1300.
+        var tunables = EngineTunables.default
+        tunables.orientationSettleMs = 170
+        let turn = (11...13).map { poseSample(t: Int64($0) * 100, phi: 90, theta: 0) }
+        let changes = run(Self.upright + turn, tunables: tunables)
+        let turned = try #require(orientationChanges(changes).last)
+        #expect(turned.1 == .rightUp && turned.0 == 1220, "\(changes)")
+    }
+}
