@@ -339,7 +339,7 @@ public struct OrientationEngine: Sendable {
         lastTimeMs = sample.timeMs
         held = sample
         if !isHeld {
-            readingIntervalMs = dt
+            readingIntervalMs = max(0, Double(sample.timeMs) - Double(lastReadingMs))
             lastReadingMs = sample.timeMs
         }
         // A held reading stands for a sensor that has stopped sending only once it has

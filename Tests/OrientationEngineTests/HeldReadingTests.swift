@@ -64,6 +64,17 @@ struct HeldReadingTests {
         #expect(turned.1 == .rightUp && turned.0 >= 1250 && turned.0 <= 1400, "\(changes)")
     }
 
+    @Test("how long a sensor takes to send is measured between its readings, not from a held one")
+    func intervalIsBetweenReadings() throws {
+        var e = OrientationEngine()
+        for s in Self.upright { e.feed(s) }
+        e.advance(toMs: 1050)  // a timer between two readings
+        e.feed(poseSample(t: 1100, phi: 90, theta: 0))
+        let next = e.nextDeadlineMs
+        let deadline = try #require(next)
+        #expect(deadline >= 1100 + 150, "deadline \(deadline): silence counted from a 50 ms interval")
+    }
+
     @Test("a turn whose readings agree still completes from the held reading, between readings")
     func confirmedTurnCompletesBetweenReadings() throws {
         // With a settle time of 170 ms the change is 20 ms short at the second reading in
