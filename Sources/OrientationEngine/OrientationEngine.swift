@@ -59,13 +59,15 @@
 /// the other, and `orientationctl replay` does the same between the samples of a trace.
 ///
 /// A held sample is the last reading again, not a new one. Between the readings of a
-/// sensor that keeps sending (an IIO sensor polled at 10 Hz) it tells nothing: a change
-/// completes from it only if the last reading confirmed the one before it (the same
-/// proposal, no shock, no linear acceleration, no movement), or once the sensor has been
-/// silent for longer than it takes to send a reading (1.5 intervals, at most
+/// sensor that keeps sending (an IIO sensor polled at 10 Hz) it tells nothing new, so a
+/// change completes from it only if the last reading confirmed the one before it (the
+/// same proposal, no shock, no linear acceleration, no movement); or if that reading is
+/// a *step from still* (itself no shock and no linear acceleration, after a reading that
+/// was undisturbed: a still device turned between two polls); or once the sensor has
+/// been silent for longer than it takes to send a reading (1.5 intervals, at most
 /// `MaxIntervalMs`). Otherwise, at 10 Hz, one stride's sample that happened to read 1 g
-/// in the wrong direction completed a change 50 ms later, and the next reading undid it;
-/// and a polled sensor's timer no longer fires between polls.
+/// in the wrong direction completed a change 50 ms later and the next reading undid it,
+/// and so did a knock on a still device whose one reading pointed elsewhere.
 public struct OrientationEngine: Sendable {
     /// The tunables this engine was made with.
     public let tunables: EngineTunables
@@ -148,6 +150,13 @@ public struct OrientationEngine: Sendable {
     private var tiltCandidate: Tilt = .undefined
     private var tiltElapsedMs = 0.0
     private var tiltConfirmed = false
+    /// Whether the last real reading was undisturbed (no shock, no linear acceleration,
+    /// the direction not moving), and whether the last one is a *step from still*: no
+    /// shock and no linear acceleration itself, after an undisturbed one. A change that
+    /// such a reading shows is a still device turned between two readings (a slow sensor
+    /// sees a turn as one step); after a disturbed one it may be a stride's sample.
+    private var lastReadingStill = false
+    private var stepFromStill = false
 
     // For `explanation`.
     private var last = Trace()
@@ -235,10 +244,10 @@ public struct OrientationEngine: Sendable {
         if orientationCandidate != .undefined {
             need = max(calmNeed, orientationSettleMs - orientationElapsedMs,
                        steadyMs - steadyForMs, flatExitMs - sinceFlatMs,
-                       orientationConfirmed ? 0 : silenceNeed)
+                       orientationConfirmed || stepFromStill ? 0 : silenceNeed)
         }
         if tiltCandidate != .undefined {
-            need = min(need, max(calmNeed, tiltSettleMs - tiltElapsedMs, tiltConfirmed ? 0 : silenceNeed))
+            need = min(need, max(calmNeed, tiltSettleMs - tiltElapsedMs, tiltConfirmed || stepFromStill ? 0 : silenceNeed))
         }
         // A rest under way, not yet long enough, whose mean would change the orientation.
         // (Once it is long enough the rest path has had its say: no deadline from it.)
@@ -435,6 +444,10 @@ public struct OrientationEngine: Sendable {
         // Steadiness: has the smoother estimate's direction stayed near where it was?
         let dot = sx * anchorX + sy * anchorY + sz * anchorZ
         let moved = !(s2 > 0 && dot > 0 && dot * dot >= cosSteady * cosSteady * s2)
+        if !isHeld {
+            stepFromStill = lastReadingStill && !(shocked || accelerating)
+            lastReadingStill = !(shocked || accelerating || moved)
+        }
         if !moved {
             steadyForMs += credit
         } else {
@@ -490,7 +503,7 @@ public struct OrientationEngine: Sendable {
                 // keeps sending, one reading that jumped (a stride's sample at about 1 g)
                 // is no evidence for the time until the next.
                 let settled = orientationElapsedMs >= orientationSettleMs && calm && steadyForMs >= steadyMs
-                    && (!isHeld || orientationConfirmed || silent)
+                    && (!isHeld || orientationConfirmed || stepFromStill || silent)
                 // At rest the proposal has held for as long as the rest (its samples are
                 // within RestAngleDeg of each other): the settle time is counted on that.
                 let rested = atRest && restForMs >= restLongEnoughMs
@@ -519,7 +532,7 @@ public struct OrientationEngine: Sendable {
                 tiltConfirmed = false
             }
             if tiltElapsedMs >= tiltSettleMs && sinceShockMs >= shockHoldMs
-                && (!isHeld || tiltConfirmed || silent) {
+                && (!isHeld || tiltConfirmed || stepFromStill || silent) {
                 tiltSettledMs = tiltElapsedMs
                 tilt = proposedTilt
                 tiltCandidate = .undefined

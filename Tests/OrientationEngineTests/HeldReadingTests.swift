@@ -3,7 +3,8 @@ import Testing
 
 /// Between the readings of a sensor that keeps sending (an IIO sensor polled at 10 Hz),
 /// the held reading is no news: a change that the last reading did not confirm waits for
-/// the next reading, or for the silence of a sensor that has stopped sending.
+/// the next reading, or for the silence of a sensor that has stopped sending, unless the
+/// device was still before that reading (a slow sensor sees a turn as one step).
 @Suite("Held readings")
 struct HeldReadingTests {
     /// Feeds `samples` the way the daemon does: before each one, the engine's deadlines
@@ -29,29 +30,50 @@ struct HeldReadingTests {
 
     /// One second of 10 Hz readings upright, vertical.
     static let upright = (0...10).map { poseSample(t: Int64($0) * 100, phi: 0, theta: 0) }
+    /// The same, its last reading taken mid-stride (0.6 g: a runner's bounce).
+    static let running = upright.dropLast() + [poseSample(t: 1000, phi: 0, theta: 0, g: 9.81 * 0.6)]
+    static let backUpright = (12...20).map { poseSample(t: Int64($0) * 100, phi: 0, theta: 0) }
 
-    @Test("at 10 Hz one reading that jumped to another orientation is not reported before the next reading")
+    @Test("running at 10 Hz, one reading that jumped to another orientation is not reported before the next reading")
     func loneReadingWaitsForTheNext() {
-        // A stride's sample that happens to read 1 g in the wrong direction, then the
-        // device as it was: nothing changes (before the rule the held reading completed the
-        // change 50 ms after it, and the next reading turned it back: a flicker).
+        // After a stride's reading, one that happens to read 1 g in the wrong direction,
+        // then the device as it was: nothing changes (without the rule the held reading
+        // completed the change 50 ms after it, and the next reading turned it back).
         let jump = poseSample(t: 1100, phi: 90, theta: 0)
-        let changes = run(Self.upright + [jump] + (12...20).map { poseSample(t: Int64($0) * 100, phi: 0, theta: 0) })
+        let changes = run(Self.running + [jump] + Self.backUpright)
         #expect(orientationChanges(changes).map(\.1) == [.normal], "\(changes)")
     }
 
-    @Test("at 10 Hz one reading that jumped face-up does not change the tilt before the next reading")
+    @Test("running at 10 Hz, one reading that jumped face-up does not change the tilt before the next reading")
     func loneReadingDoesNotTilt() {
         let jump = poseSample(t: 1100, phi: 0, theta: 90)
-        let changes = run(Self.upright + [jump] + (12...20).map { poseSample(t: Int64($0) * 100, phi: 0, theta: 0) })
+        let changes = run(Self.running + [jump] + Self.backUpright)
         #expect(tiltChanges(changes).map(\.1) == [.vertical], "\(changes)")
+    }
+
+    @Test("a still device turned between two polls (one step) is reported from the held reading, before the next poll")
+    func stepFromStillCompletesBetweenReadings() throws {
+        let turned = (11...13).map { poseSample(t: Int64($0) * 100, phi: 90, theta: 0) }
+        let changes = run(Self.upright + turned)
+        let change = try #require(orientationChanges(changes).last)
+        #expect(change.1 == .rightUp && change.0 > 1100 && change.0 < 1200, "\(changes)")
+    }
+
+    @Test("a knock on a still device whose one reading happens to be 1 g upside down is not reported")
+    func knockFromStillIsNotAStep() {
+        // The reading is a shock (2 g from the estimate), so it is no step from still; the
+        // next reading, a little late (polls jitter), shows the device as it was.
+        let knock = poseSample(t: 1100, phi: 180, theta: 0)
+        let after = (0...8).map { poseSample(t: 1205 + Int64($0) * 100, phi: 0, theta: 0) }
+        let changes = run(Self.upright + [knock] + after)
+        #expect(orientationChanges(changes).map(\.1) == [.normal], "\(changes)")
     }
 
     @Test("the same reading followed by silence is reported once the sensor has been silent longer than it sends")
     func loneReadingThenSilenceCompletes() throws {
         let jump = poseSample(t: 1100, phi: 90, theta: 0)
         var e = OrientationEngine()
-        for s in Self.upright { e.feed(s) }
+        for s in Self.running { e.feed(s) }
         e.feed(jump)
         // Not before the next reading would have come (one interval, and half of one more
         // for jitter): a polled sensor's next reading gets there first, and no timer fires
@@ -59,7 +81,7 @@ struct HeldReadingTests {
         let next = e.nextDeadlineMs
         let deadline = try #require(next)
         #expect(deadline >= 1100 + 150, "deadline \(deadline)")
-        let changes = run(Self.upright + [jump], silenceUntil: 2000)
+        let changes = run(Self.running + [jump], silenceUntil: 2000)
         let turned = try #require(orientationChanges(changes).last)
         #expect(turned.1 == .rightUp && turned.0 >= 1250 && turned.0 <= 1400, "\(changes)")
     }
@@ -67,7 +89,7 @@ struct HeldReadingTests {
     @Test("how long a sensor takes to send is measured between its readings, not from a held one")
     func intervalIsBetweenReadings() throws {
         var e = OrientationEngine()
-        for s in Self.upright { e.feed(s) }
+        for s in Self.running { e.feed(s) }
         e.advance(toMs: 1050)  // a timer between two readings
         e.feed(poseSample(t: 1100, phi: 90, theta: 0))
         let next = e.nextDeadlineMs
