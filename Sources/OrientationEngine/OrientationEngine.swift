@@ -62,12 +62,13 @@
 /// sensor that keeps sending (an IIO sensor polled at 10 Hz) it tells nothing new, so a
 /// change completes from it only if the last reading confirmed the one before it (the
 /// same proposal, no shock, no linear acceleration, no movement); or if that reading is
-/// a *step from still* (itself no shock and no linear acceleration, after a reading that
-/// was undisturbed: a still device turned between two polls); or once the sensor has
-/// been silent for longer than it takes to send a reading (1.5 intervals, at most
-/// `MaxIntervalMs`). Otherwise, at 10 Hz, one stride's sample that happened to read 1 g
-/// in the wrong direction completed a change 50 ms later and the next reading undid it,
-/// and so did a knock on a still device whose one reading pointed elsewhere.
+/// a *step from still* (itself calm, with the device still at one of the two readings
+/// before it: a still device turned between two polls, or seen once during the turn and
+/// then in its new pose); or once the sensor has been silent for longer than it takes
+/// to send a reading (1.5 intervals, at most `MaxIntervalMs`). Otherwise, at 10 Hz, one
+/// stride's sample that happened to read 1 g in the wrong direction completed a change
+/// 50 ms later and the next reading undid it, and so did a knock on a still device whose
+/// one reading pointed elsewhere.
 public struct OrientationEngine: Sendable {
     /// The tunables this engine was made with.
     public let tunables: EngineTunables
@@ -150,12 +151,14 @@ public struct OrientationEngine: Sendable {
     private var tiltCandidate: Tilt = .undefined
     private var tiltElapsedMs = 0.0
     private var tiltConfirmed = false
-    /// Whether the last real reading was undisturbed (no shock, no linear acceleration,
-    /// the direction not moving), and whether the last one is a *step from still*: no
-    /// shock and no linear acceleration itself, after an undisturbed one. A change that
-    /// such a reading shows is a still device turned between two readings (a slow sensor
-    /// sees a turn as one step); after a disturbed one it may be a stride's sample.
-    private var lastReadingStill = false
+    /// Which of the last two real readings were still (bit 0 the last, bit 1 the one
+    /// before: no shock, no linear acceleration, near 1 g, the direction not moving), and
+    /// whether the last one is a *step from still*: itself no shock, no linear acceleration
+    /// and near 1 g, with the device still at one of the two readings before it. A change that such a
+    /// reading shows is a still device turned between readings (a slow sensor sees a turn
+    /// as a step, or as one reading taken during the turn and then the new pose); after
+    /// readings that are all disturbed it may be a stride's sample.
+    private var stillReadings: UInt8 = 0
     private var stepFromStill = false
 
     // For `explanation`.
@@ -445,8 +448,11 @@ public struct OrientationEngine: Sendable {
         let dot = sx * anchorX + sy * anchorY + sz * anchorZ
         let moved = !(s2 > 0 && dot > 0 && dot * dot >= cosSteady * cosSteady * s2)
         if !isHeld {
-            stepFromStill = lastReadingStill && !(shocked || accelerating)
-            lastReadingStill = !(shocked || accelerating || moved)
+            // Calm: no shock, no linear acceleration in the estimate, and the reading itself
+            // near 1 g; still: calm and the direction not moving.
+            let calmReading = !(shocked || accelerating) && abs(magnitudeError) <= accelerationGate
+            stepFromStill = stillReadings != 0 && calmReading
+            stillReadings = (stillReadings << 1 | (calmReading && !moved ? 1 : 0)) & 0b11
         }
         if !moved {
             steadyForMs += credit

@@ -30,8 +30,9 @@ struct HeldReadingTests {
 
     /// One second of 10 Hz readings upright, vertical.
     static let upright = (0...10).map { poseSample(t: Int64($0) * 100, phi: 0, theta: 0) }
-    /// The same, its last reading taken mid-stride (0.6 g: a runner's bounce).
-    static let running = upright.dropLast() + [poseSample(t: 1000, phi: 0, theta: 0, g: 9.81 * 0.6)]
+    /// The same, its last two readings taken mid-stride (1.4 g and 0.6 g: a runner's bounce).
+    static let running = upright.dropLast(2) + [poseSample(t: 900, phi: 0, theta: 0, g: 9.81 * 1.4),
+                                                poseSample(t: 1000, phi: 0, theta: 0, g: 9.81 * 0.6)]
     static let backUpright = (12...20).map { poseSample(t: Int64($0) * 100, phi: 0, theta: 0) }
 
     @Test("running at 10 Hz, one reading that jumped to another orientation is not reported before the next reading")
@@ -57,6 +58,17 @@ struct HeldReadingTests {
         let changes = run(Self.upright + turned)
         let change = try #require(orientationChanges(changes).last)
         #expect(change.1 == .rightUp && change.0 > 1100 && change.0 < 1200, "\(changes)")
+    }
+
+    @Test("a fast turn seen as one reading during it and then the new pose is reported from the held reading")
+    func fastTurnCompletesBetweenReadings() throws {
+        // Still upright, one reading halfway through a quarter turn that also carries the
+        // turn's force (1.4 g), then right-up: the device was still two readings before.
+        let during = poseSample(t: 1100, phi: 45, theta: 0, g: 9.81 * 1.4)
+        let turned = (12...14).map { poseSample(t: Int64($0) * 100, phi: 90, theta: 0) }
+        let changes = run(Self.upright + [during] + turned)
+        let change = try #require(orientationChanges(changes).last)
+        #expect(change.1 == .rightUp && change.0 > 1200 && change.0 < 1300, "\(changes)")
     }
 
     @Test("a knock on a still device whose one reading happens to be 1 g upside down is not reported")
