@@ -40,7 +40,8 @@
 ///    from its centre; the proposal is the orientation whose centre is nearest. It is
 ///    reported once it has persisted for `OrientationSettleMs`, the device has been steady
 ///    and calm as above, and it has been out of the flat and overhead zones for
-///    `FlatExitMs`.
+///    `FlatExitMs`, at a reading near 1 g (one under linear acceleration, a bounce's
+///    0.6 g, says little about where gravity is).
 /// 7. **Tilt.** From θ of a slower estimate (the gravity estimate low-passed with
 ///    `TiltFilterMs`, over which a stride's forces average out), with the thresholds 20°
 ///    and 70°, each moved by `TiltHysteresisDeg` away from the current state, its own
@@ -505,11 +506,12 @@ public struct OrientationEngine: Sendable {
                     orientationConfirmed = false
                 }
                 // Held, a reading completes a change only if it confirmed the one before
-                // it, or once the sensor is silent: between the readings of a sensor that
-                // keeps sending, one reading that jumped (a stride's sample at about 1 g)
-                // is no evidence for the time until the next.
+                // it, was a step from still, or once the sensor is silent: between the
+                // readings of a sensor that keeps sending, one reading that jumped (a
+                // stride's sample at about 1 g) is no evidence for the time until the next.
+                // And never on a reading far from 1 g (`heldIsAccelerating`: this one).
                 let settled = orientationElapsedMs >= orientationSettleMs && calm && steadyForMs >= steadyMs
-                    && (!isHeld || orientationConfirmed || stepFromStill || silent)
+                    && (!isHeld || orientationConfirmed || stepFromStill || silent) && !heldIsAccelerating
                 // At rest the proposal has held for as long as the rest (its samples are
                 // within RestAngleDeg of each other): the settle time is counted on that.
                 let rested = atRest && restForMs >= restLongEnoughMs

@@ -122,3 +122,32 @@ struct HeldReadingTests {
         #expect(turned.1 == .rightUp && turned.0 == 1220, "\(changes)")
     }
 }
+
+/// A reading under linear acceleration says little about where gravity is.
+@Suite("Readings far from 1 g")
+struct AcceleratedReadingTests {
+    @Test("a change is not decided on a reading far from 1 g (a bounce), at 25 and 50 Hz", arguments: [25.0, 50])
+    func notDecidedOnABounce(hz: Double) {
+        let period = 1000 / hz
+        for phase in 0..<4 {
+            var e = OrientationEngine()
+            var t = 0.0
+            while t < 1000 {
+                e.feed(poseSample(t: Int64(t), phi: 0, theta: 0))
+                t += period
+            }
+            // Right-up with ±8° of tremor (never at rest), every other reading at 0.6 g.
+            var i = phase
+            while t < 3000 && e.orientation == .normal {
+                let bounce = i % 2 == 0 ? 0.6 : 1.05
+                let s = poseSample(t: Int64(t), phi: 90 + (i / 2 % 2 == 0 ? 8 : -8), theta: 0, g: 9.81 * bounce)
+                if e.feed(s), e.orientation == .rightUp {
+                    #expect(bounce > 1, "decided at \(Int64(t)) ms on a reading of \(bounce) g (\(hz) Hz, phase \(phase))")
+                }
+                i += 1
+                t += period
+            }
+            #expect(e.orientation == .rightUp, "\(hz) Hz, phase \(phase): never turned")
+        }
+    }
+}
