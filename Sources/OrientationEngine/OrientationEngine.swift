@@ -268,7 +268,9 @@ public struct OrientationEngine: Sendable {
         guard need.isFinite else { return nil }
         // Whole milliseconds, at least one later: the samples' clock is in ms.
         let ms = max(1, need.rounded(.up))
-        return ms < 1e12 ? lastTimeMs + Int64(ms) : nil
+        guard ms < 1e12 else { return nil }
+        let (deadline, overflow) = lastTimeMs.addingReportingOverflow(Int64(ms))
+        return overflow ? nil : deadline
     }
 
     /// How long after a reading the sensor counts as silent: longer than it took to send
@@ -357,7 +359,7 @@ public struct OrientationEngine: Sendable {
         }
         // A held reading stands for a sensor that has stopped sending only once it has
         // been silent for longer than it takes to send a reading.
-        let silent = isHeld && Double(sample.timeMs - lastReadingMs) >= silenceMs
+        let silent = isHeld && Double(sample.timeMs) - Double(lastReadingMs) >= silenceMs
 
         if dt != cachedDt {
             cachedDt = dt

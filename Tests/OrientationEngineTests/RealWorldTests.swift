@@ -203,6 +203,21 @@ struct RealWorldTests {
         #expect(abs((e.learnedGravity ?? 0) - 9.81) < 0.2)
     }
 
+    @Test("timestamps at the ends of Int64 neither trap nor leave a deadline that cannot be armed")
+    func extremeTimestamps() {
+        var e = OrientationEngine()
+        e.feed(Sample(timeMs: .min, x: 0, y: -9.81, z: 0))
+        e.feed(Sample(timeMs: .min + 100, x: 0, y: -9.81, z: 0))
+        e.feed(Sample(timeMs: .max - 50, x: 9.81, y: 0, z: 0))  // a turn, and the clock at its end
+        e.feed(Sample(timeMs: .max - 40, x: 9.81, y: 0, z: 0))
+        if let d = e.nextDeadlineMs { e.advance(toMs: d) }
+        e.feed(Sample(timeMs: .max, x: 9.81, y: 0, z: 0))
+        #expect(e.nextDeadlineMs == nil, "no deadline past the end of the clock")
+        e.advance(toMs: .max)
+        e.feed(Sample(timeMs: .min, x: 0, y: -9.81, z: 0))  // and back to the start
+        #expect(e.orientation != .undefined)
+    }
+
     @Test("a first sample taken in free fall does not make every later reading look absurd")
     func firstSampleInFreeFall() {
         var e = OrientationEngine()
