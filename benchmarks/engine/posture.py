@@ -2,10 +2,13 @@
 """Change the posture of dev traces: tilt the screen by DELTA degrees about the horizontal
 axis in the screen plane (positive: screen toward the sky), keeping the roll angle phi.
 
-    posture.py --traces DIR --out OUTDIR --delta DEG
+    posture.py --traces DIR --out OUTDIR --delta DEG [--scenarios a,b,...] [--max-elevation DEG]
 
-Only traces that never lie flat are transformed (steady, rotate_*, tremor, walking, shakes,
-boundary), and only those whose elevation stays below about 62 degrees afterwards. The orientation truth stays valid; the tilt truth does not (ignore tilt metrics).
+Only traces that never lie flat are transformed (by default the synthetic scenarios steady,
+rotate_*, tremor, walking, shakes, boundary; for the real recordings e.g.
+--scenarios ar-walking,texting,phoning), and only those whose elevation stays below
+--max-elevation (default 62 degrees) in 98 % of their samples afterwards. The orientation
+truth stays valid; the tilt truth does not (ignore tilt metrics).
 The rotation axis follows a centred 200 ms average of the in-plane gravity direction.
 """
 import json, math, os, sys
@@ -18,13 +21,15 @@ def main():
     opt = dict(zip(a[::2], a[1::2]))
     # Rotating the reading by -delta about k = z x p raises the screen normal by delta.
     src, out, delta = opt["--traces"], opt["--out"], -math.radians(float(opt["--delta"]))
+    scenarios = tuple(opt["--scenarios"].split(",")) if "--scenarios" in opt else SCEN
+    max_elevation = float(opt.get("--max-elevation", 62))
     os.makedirs(out, exist_ok=True)
     for fn in sorted(os.listdir(src)):
         if not fn.endswith(".truth.json"):
             continue
         name = fn[:-11]
         truth = json.load(open(os.path.join(src, fn)))
-        if truth.get("scenario") not in SCEN:
+        if truth.get("scenario") not in scenarios:
             continue
         rows = [list(map(float, l.split(","))) for l in open(os.path.join(src, name + ".csv"))
                 if l.strip() and not l.startswith("#")]
@@ -52,7 +57,7 @@ def main():
             res.append((r[0], *w))
         # Skip traces that would come near flat: their orientation truth would not hold.
         els = sorted(abs(math.degrees(math.atan2(z, math.hypot(x, y)))) for _, x, y, z in res)
-        if els[int(0.98 * (len(els) - 1))] > 62:
+        if els[int(0.98 * (len(els) - 1))] > max_elevation:
             continue
         with open(os.path.join(out, name + ".csv"), "w") as fh:
             for t, x, y, z in res:
