@@ -6,6 +6,11 @@
 /// know how long gravity is. This learns it, so every magnitude test of the engine is
 /// relative to the sensor's own 1 g and the engine decides the same at any scale.
 ///
+/// Until the sensor has been seen still, the estimate is the mean magnitude of the last
+/// second or so (``unconfirmedMeanMs``), starting from the first sample's: a first sample
+/// taken mid-stride (0.6 g or 1.4 g) is not taken for the sensor's 1 g for as long as the
+/// person keeps walking, and a stride's bounce averages out to about 1 g.
+///
 /// The estimate starts at the magnitude of the first sample and moves (multiplicatively,
 /// so it is the same at every scale) toward the magnitude seen while the sensor is *still*:
 /// while a short low-pass of |a| has stayed within ``stillBand`` of the samples for
@@ -27,6 +32,8 @@ struct GravityMagnitude: Sendable {
     /// Learning time constant once confirmed (in still time); faster before.
     static let learnMs = 2000.0
     static let firstLearnMs = 150.0
+    /// Time constant of the mean magnitude that stands in until the first stillness.
+    static let unconfirmedMeanMs = 1000.0
 
     /// The estimate (same unit as the samples); 0 until the first sample.
     private(set) var value = 0.0
@@ -47,6 +54,10 @@ struct GravityMagnitude: Sendable {
     /// time constant (the engine's cached exponential).
     mutating func observe(_ magnitude: Double, dtMs dt: Double, alpha: Double) {
         guard mean > 0 else { start(magnitude); return }
+        if confirmedMs == 0 && magnitude.isFinite {
+            value += (1 - EngineMath.expNeg(dt / Self.unconfirmedMeanMs)) * (magnitude - value)
+            if !(value > 0) { value = magnitude }
+        }
         let deviation = abs(magnitude / mean - 1)
         mean += alpha * (magnitude - mean)
         if deviation > Self.stillBand || !(mean > 0) {

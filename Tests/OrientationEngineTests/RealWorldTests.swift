@@ -228,3 +228,44 @@ struct RealWorldTests {
         #expect(abs((e.learnedGravity ?? 0) - 9.81) < 0.2, "learned \(e.learnedGravity ?? 0)")
     }
 }
+
+/// A client may start the sensor while its user jogs: the first sample is then taken
+/// mid-stride, and is not the sensor's 1 g (taken for it, every later sample looked like
+/// linear acceleration and the turn was never seen).
+@Suite("Started while jogging")
+struct StartedWhileJoggingTests {
+    /// 100 Hz: upright for 5 s, turned a quarter to right-up over 300 ms, right-up for 5 s,
+    /// all the while jogging with the phone in the hand (from the first sample on): a
+    /// vertical bounce of 0.42 g at 2.8 Hz with a 0.15 g harmonic, sideways sway of 0.18 g
+    /// and the arm's fore-aft swing of 0.24 g at half that rate. Returns the orientation
+    /// changes.
+    func run(phase: Double) -> [(Int64, Orientation)] {
+        var e = OrientationEngine()
+        var out: [(Int64, Orientation)] = []
+        for i in 0..<1000 {
+            let t = Int64(i * 10)
+            let phi = t < 5000 ? 0 : min(90, Double(t - 5000) / 300 * 90)
+            let g = poseSample(t: t, phi: phi, theta: 0)
+            let up = (g.x / 9.81, g.y / 9.81, g.z / 9.81)
+            let h = (up.1, -up.0, 0.0)                                      // sideways
+            let f = (h.1 * up.2 - h.2 * up.1, h.2 * up.0 - h.0 * up.2, h.0 * up.1 - h.1 * up.0)
+            let w = 2 * Double.pi * 2.8 * Double(t) / 1000 + phase
+            let v = 0.6 * (0.7 * sin(w) + 0.25 * sin(2 * w + 0.7)), side = 0.6 * 0.3 * sin(w / 2)
+            let fore = 0.6 * 0.4 * sin(w / 2 + 1.3)
+            let s = Sample(timeMs: t, x: g.x + 9.81 * (v * up.0 + side * h.0 + fore * f.0),
+                           y: g.y + 9.81 * (v * up.1 + side * h.1 + fore * f.1),
+                           z: g.z + 9.81 * (v * up.2 + side * h.2 + fore * f.2))
+            if e.feed(s) { out.append((t, e.orientation)) }
+        }
+        return out
+    }
+
+    @Test("a turn while jogging, the sensor started at any phase of a stride, is seen",
+          arguments: [0.0, 1.6, 3.1, 3.9, 4.7, 5.5])
+    func turnWhileRunning(phase: Double) throws {
+        let changes = run(phase: phase).filter { $0.1 != .normal || $0.0 == 0 }
+        let turned = try #require(changes.first { $0.1 == .rightUp }, "never turned: \(changes)")
+        #expect(turned.0 >= 5000 && turned.0 <= 5300 + 700, "turned at \(turned.0) ms")
+        #expect(changes.allSatisfy { $0.1 == .normal || $0.1 == .rightUp }, "\(changes)")
+    }
+}
