@@ -102,6 +102,14 @@ public struct EngineTunables: Sendable, Equatable {
     /// reported.
     public var tiltSettleMs: Double = 100
 
+    /// `StrideFilterMs`: time constant of the *stride estimate*, a slow unweighted low-pass
+    /// of the samples. Under sustained linear acceleration (running with the phone in the
+    /// hand) the other estimates are rarely calm long enough to decide, but a run's forces
+    /// average out over a stride or two while gravity does not: once this estimate has
+    /// been steady and near 1 g for this long, and proposed a new orientation for as long,
+    /// it decides. 0 turns it off.
+    public var strideFilterMs: Double = 500
+
     /// `MaxIntervalMs`: the longest interval between two samples that counts toward the
     /// settle times. A longer gap (dropout, suspend) counts as this much.
     public var maxIntervalMs: Double = 150
@@ -174,6 +182,8 @@ public struct EngineTunables: Sendable, Equatable {
               summary: "time constant of the slower low-pass of the gravity estimate that tilt is judged on"),
         Entry(key: "TiltSettleMs", path: \.tiltSettleMs, unit: "ms", min: 0, max: 60_000,
               summary: "how long a new tilt must persist before it is reported"),
+        Entry(key: "StrideFilterMs", path: \.strideFilterMs, unit: "ms", min: 0, max: 10_000,
+              summary: "time constant of the slow estimate that decides under sustained linear acceleration (running), once steady that long (0: off)"),
         Entry(key: "MaxIntervalMs", path: \.maxIntervalMs, unit: "ms", min: 1, max: 60_000,
               summary: "longest sample interval credited to the settle times (longer gaps count as this)"),
         Entry(key: "StandardGravity", path: \.standardGravity, unit: "m/s^2", min: 1, max: 100,

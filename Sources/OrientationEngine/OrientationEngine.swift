@@ -31,9 +31,15 @@
 ///    moves; once a rest has been seen there is nothing left to wait for. A device set
 ///    down or held still after a turn (and a bench's step) is reported `SteadyMs` after it
 ///    stopped, at every sample rate; a hand that is still moving never rests.
-/// 5. **Angles.** From the estimate: the elevation θ of the screen normal above the
+/// 5. **Running.** Under sustained linear acceleration (a run with the phone in the hand)
+///    the holds above may never let go. A run's forces average out over a stride or two
+///    while gravity does not, so a slow, unweighted *stride estimate* (`StrideFilterMs`)
+///    decides then: once it has stayed within `SteadyAngleDeg` and near 1 g for
+///    `StrideFilterMs`, proposing the same orientation as long, at a real reading. A turn
+///    made while running is reported about a second after it, rather than never.
+/// 6. **Angles.** From the estimate: the elevation θ of the screen normal above the
 ///    horizon, and the roll angle φ of the screen's up direction (README section 1).
-/// 6. **Orientation.** Only while `MinElevationDeg` < θ < `MaxElevationDeg`: above, the
+/// 7. **Orientation.** Only while `MinElevationDeg` < θ < `MaxElevationDeg`: above, the
 ///    device lies (nearly) flat; below, the screen faces the floor, as when a phone is held
 ///    overhead lying in bed (Android's "overhead" rule). There it keeps its orientation. The
 ///    current orientation is left only when φ is more than 45° + `OrientationHysteresisDeg`
@@ -42,12 +48,12 @@
 ///    and calm as above, and it has been out of the flat and overhead zones for
 ///    `FlatExitMs`, at a reading near 1 g (one under linear acceleration, a bounce's
 ///    0.6 g, says little about where gravity is).
-/// 7. **Tilt.** From θ of a slower estimate (the gravity estimate low-passed with
+/// 8. **Tilt.** From θ of a slower estimate (the gravity estimate low-passed with
 ///    `TiltFilterMs`, over which a stride's forces average out), with the thresholds 20°
 ///    and 70°, each moved by `TiltHysteresisDeg` away from the current state, its own
 ///    settle time `TiltSettleMs`, and the shock hold (not the linear-acceleration hold:
 ///    the averaging is what copes with a run's strides, and a runner may tilt the phone).
-/// 8. **First sample after reset** is decided at once, without hysteresis or settling:
+/// 9. **First sample after reset** is decided at once, without hysteresis or settling:
 ///    nearest orientation (unless flat) and the plain tilt label.
 ///
 /// ## Decisions that complete without new samples
@@ -104,6 +110,7 @@ public struct OrientationEngine: Sendable {
     private let tiltSettleMs: Double
     private let tiltHysteresisDeg: Double
     private let tiltFilterMs: Double
+    private let strideFilterMs: Double
 
     // Filter state.
     private var started = false
@@ -140,6 +147,16 @@ public struct OrientationEngine: Sendable {
     private var restCount = 0.0
     private var restForMs = -Double.infinity
     private var restReached = false
+
+    // Stride estimate: a slow, unweighted low-pass of the samples, its direction's anchor
+    // and how long it has stayed within SteadyAngleDeg of it, and its own proposal.
+    private var wx = 0.0, wy = 0.0, wz = 0.0
+    private var cachedStrideDt = -1.0
+    private var cachedStrideAlpha = 1.0
+    private var strideAnchorX = 0.0, strideAnchorY = 0.0, strideAnchorZ = 0.0
+    private var strideSteadyForMs = 0.0
+    private var strideCandidate: Orientation = .undefined
+    private var strideElapsedMs = 0.0
 
     // Decision state.
     private var orientationCandidate: Orientation = .undefined
@@ -191,6 +208,7 @@ public struct OrientationEngine: Sendable {
         tiltSettleMs = tunables.tiltSettleMs
         tiltHysteresisDeg = tunables.tiltHysteresisDeg
         tiltFilterMs = tunables.tiltFilterMs
+        strideFilterMs = tunables.strideFilterMs
     }
 
     /// Forget all history (called when the first client starts). Orientation and tilt go
@@ -334,6 +352,9 @@ public struct OrientationEngine: Sendable {
             gx = x; gy = y; gz = z
             tx = x; ty = y; tz = z
             sx = x; sy = y; sz = z
+            wx = x; wy = y; wz = z
+            strideAnchorX = x / m; strideAnchorY = y / m; strideAnchorZ = z / m
+            strideSteadyForMs = 0
             magnitude.start(m)
             beginRest(x, y, z, m, creditMs: 0)
             setAnchor()
@@ -419,6 +440,25 @@ public struct OrientationEngine: Sendable {
         tx += cachedTiltAlpha * (gx - tx)
         ty += cachedTiltAlpha * (gy - ty)
         tz += cachedTiltAlpha * (gz - tz)
+        // The stride estimate, and whether its direction stays where it was.
+        if strideFilterMs > 0 {
+            if dt != cachedStrideDt {
+                cachedStrideDt = dt
+                cachedStrideAlpha = 1 - EngineMath.expNeg(dt / strideFilterMs)
+            }
+            wx += cachedStrideAlpha * (x - wx)
+            wy += cachedStrideAlpha * (y - wy)
+            wz += cachedStrideAlpha * (z - wz)
+            let w2 = wx * wx + wy * wy + wz * wz
+            let d = wx * strideAnchorX + wy * strideAnchorY + wz * strideAnchorZ
+            if w2 > 0 && d > 0 && d * d >= cosSteady * cosSteady * w2 {
+                strideSteadyForMs += credit
+            } else {
+                let n = w2.squareRoot()
+                if n > 0 { strideAnchorX = wx / n; strideAnchorY = wy / n; strideAnchorZ = wz / n }
+                strideSteadyForMs = credit * 0.5
+            }
+        }
 
         // What put the sample this far off happened somewhere within the last interval:
         // credit half of it, as for a boundary crossing below.
@@ -525,6 +565,44 @@ public struct OrientationEngine: Sendable {
                 }
             }
         }
+        // Under sustained linear acceleration the decision above waits for a calm moment
+        // that a run may never give; a run's forces average out over a stride or two
+        // while gravity does not, so the stride estimate decides instead, once it has been
+        // steady and near 1 g for StrideFilterMs and proposed the same orientation as long.
+        // Only at a real reading: a held one is no stride.
+        var strideSettledMs = -1.0
+        if strideFilterMs > 0 && sinceAccelerationMs < accelerationHoldMs + strideFilterMs {
+            let w = angles(wx, wy, wz)
+            var strideProposed = orientation
+            if w.zone == .free && (orientation == .undefined
+                || abs(EngineMath.wrapDegrees(w.phi - Self.centre(orientation))) > leaveAngleDeg) {
+                strideProposed = Self.nearest(w.phi)
+            }
+            if strideProposed == orientation {
+                strideCandidate = .undefined
+                strideElapsedMs = 0
+            } else {
+                if strideProposed == strideCandidate {
+                    strideElapsedMs += credit
+                } else {
+                    strideCandidate = strideProposed
+                    strideElapsedMs = credit * 0.5
+                }
+                let length = (wx * wx + wy * wy + wz * wz).squareRoot() * invG
+                if strideElapsedMs >= strideFilterMs && strideSteadyForMs >= strideFilterMs
+                    && abs(length - 1) <= accelerationGate && !isHeld {
+                    strideSettledMs = strideElapsedMs
+                    orientation = strideProposed
+                    orientationCandidate = .undefined
+                    orientationElapsedMs = 0
+                    strideCandidate = .undefined
+                    strideElapsedMs = 0
+                }
+            }
+        } else {
+            strideCandidate = .undefined
+            strideElapsedMs = 0
+        }
 
         // Tilt.
         let proposedTilt = tiltLevel(angles(tx, ty, tz).elevation, current: tilt)
@@ -554,7 +632,8 @@ public struct OrientationEngine: Sendable {
                      gx: gx, gy: gy, gz: gz, phi: a.phi, elevation: a.elevation, zone: a.zone,
                      offCentre: offCentre, sinceFlatMs: sinceFlatMs, sinceShockMs: sinceShockMs,
                      sinceAccelerationMs: sinceAccelerationMs, steadyForMs: steadyForMs, restForMs: restForMs,
-                     settledMs: settledMs,
+                     settledMs: settledMs, strideSettledMs: strideSettledMs,
+                     strideCandidate: strideCandidate, strideElapsedMs: strideElapsedMs,
                      tiltSettledMs: tiltSettledMs, proposedOrientation: proposed, orientationCandidate: orientationCandidate,
                      orientationElapsedMs: orientationElapsedMs, proposedTilt: proposedTilt,
                      tiltCandidate: tiltCandidate, tiltElapsedMs: tiltElapsedMs, firstSample: false)
@@ -676,6 +755,9 @@ public struct OrientationEngine: Sendable {
         var steadyForMs = 0.0
         var restForMs = -Double.infinity
         var settledMs = -1.0
+        var strideSettledMs = -1.0
+        var strideCandidate: Orientation = .undefined
+        var strideElapsedMs = 0.0
         var tiltSettledMs = -1.0
         var proposedOrientation: Orientation = .undefined
         var orientationCandidate: Orientation = .undefined
@@ -730,6 +812,11 @@ public struct OrientationEngine: Sendable {
         }
         if l.settledMs >= 0 {
             s += " orientation settled after \(fmt(l.settledMs, 0))/\(fmt(orientationSettleMs, 0))ms"
+        }
+        if l.strideSettledMs >= 0 {
+            s += " decided on the stride estimate after \(fmt(l.strideSettledMs, 0))/\(fmt(strideFilterMs, 0))ms"
+        } else if l.strideCandidate != .undefined {
+            s += " stride-candidate=\(l.strideCandidate.rawValue) for \(fmt(l.strideElapsedMs, 0))/\(fmt(strideFilterMs, 0))ms"
         }
         if l.tiltSettledMs >= 0 {
             s += " tilt settled after \(fmt(l.tiltSettledMs, 0))/\(fmt(tiltSettleMs, 0))ms"

@@ -239,7 +239,7 @@ struct StartedWhileJoggingTests {
     /// vertical bounce of 0.42 g at 2.8 Hz with a 0.15 g harmonic, sideways sway of 0.18 g
     /// and the arm's fore-aft swing of 0.24 g at half that rate. Returns the orientation
     /// changes.
-    func run(phase: Double) -> [(Int64, Orientation)] {
+    func run(phase: Double, strength: Double = 0.6) -> [(Int64, Orientation)] {
         var e = OrientationEngine()
         var out: [(Int64, Orientation)] = []
         for i in 0..<1000 {
@@ -250,14 +250,26 @@ struct StartedWhileJoggingTests {
             let h = (up.1, -up.0, 0.0)                                      // sideways
             let f = (h.1 * up.2 - h.2 * up.1, h.2 * up.0 - h.0 * up.2, h.0 * up.1 - h.1 * up.0)
             let w = 2 * Double.pi * 2.8 * Double(t) / 1000 + phase
-            let v = 0.6 * (0.7 * sin(w) + 0.25 * sin(2 * w + 0.7)), side = 0.6 * 0.3 * sin(w / 2)
-            let fore = 0.6 * 0.4 * sin(w / 2 + 1.3)
+            let v = strength * (0.7 * sin(w) + 0.25 * sin(2 * w + 0.7)), side = strength * 0.3 * sin(w / 2)
+            let fore = strength * 0.4 * sin(w / 2 + 1.3)
             let s = Sample(timeMs: t, x: g.x + 9.81 * (v * up.0 + side * h.0 + fore * f.0),
                            y: g.y + 9.81 * (v * up.1 + side * h.1 + fore * f.1),
                            z: g.z + 9.81 * (v * up.2 + side * h.2 + fore * f.2))
             if e.feed(s) { out.append((t, e.orientation)) }
         }
         return out
+    }
+
+    @Test("running flat out (0.7 g of bounce, 1.2 g in all), a turn is decided on the stride estimate within 1.5 s",
+          arguments: [0.0, 1.6, 4.7, 5.5])
+    func turnWhileRunningFlatOut(phase: Double) throws {
+        // Never calm for long enough for the other estimates: without the stride estimate
+        // these never turn (and the last two never decide at all after a first sample
+        // taken in the air).
+        let changes = run(phase: phase, strength: 1)
+        let turned = try #require(changes.first { $0.1 == .rightUp }, "never turned: \(changes)")
+        #expect(turned.0 >= 5000 && turned.0 <= 5300 + 1500, "turned at \(turned.0) ms")
+        #expect(changes.allSatisfy { $0.1 == .normal || $0.1 == .rightUp || $0.1 == .undefined }, "\(changes)")
     }
 
     @Test("a turn while jogging, the sensor started at any phase of a stride, is seen",

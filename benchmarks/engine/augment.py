@@ -39,6 +39,9 @@ Variants (all deterministic for a seed):
              roll stays within the truth's 51 degree hold); tilt is not scored (the pitch
              swing changes it)
   runswing2  the same with twice the linear acceleration
+  runall     the forces of `runswing` (without its swing of the device) from the first
+             sample to the last, turns included: the sensor started mid-stride and
+             every turn made while running. Tilt is not scored
   scale0.01, scale0.1, scale10, scale1000
              every value multiplied by that factor (a driver or firmware table with the
              wrong scale); written with 6 significant digits
@@ -48,7 +51,7 @@ import json, math, os, random, shutil, sys
 
 ALL = ["jitter", "rate10", "rate10raw", "rate200", "rate25j", "gaps", "gain", "offset", "quant", "noise",
        "rotz90", "rotz180", "combo", "combo10", "dec10", "dec25", "scale0.01", "scale0.1", "scale10", "scale1000", "run",
-       "runswing", "runswing2"]
+       "runswing", "runswing2", "runall"]
 ROT90 = {"normal": "right-up", "right-up": "bottom-up", "bottom-up": "left-up", "left-up": "normal",
          "undefined": "undefined"}
 
@@ -245,9 +248,12 @@ def rotate(v, axis, angle):
             z * c + (ax * y - ay * x) * s + az * d * (1 - c))
 
 
-def running_swing(rows, rnd, truth, strength):
-    """`runswing`: inside the same spans as `running`, a harder run with the arm swinging."""
+def running_swing(rows, rnd, truth, strength, everywhere=False, swing=True):
+    """`runswing`: inside the same spans as `running`, a harder run with the arm swinging
+    (`runall`: everywhere, the device not swung)."""
     spans = [(a + 1000, b - 1000) for a, b, _, scored in truth["orientation"] if scored and b - a >= 5000]
+    if everywhere:
+        spans = [(rows[0][0], rows[-1][0] + 1)]
     f = rnd.uniform(2.6, 3.0)
     av, ah, af = strength * rnd.uniform(0.6, 0.8), strength * rnd.uniform(0.25, 0.35), strength * 0.4
     p0 = rnd.uniform(0, 2 * math.pi)
@@ -272,8 +278,9 @@ def running_swing(rows, rnd, truth, strength):
         side = ah * math.sin(w / 2)
         fore = af * math.sin(w / 2 + 1.3)
         s = tuple(c + g * (v * u + side * hc + fore * fc) for c, u, hc, fc in zip((x, y, z), up, h, fa_axis))
-        s = rotate(s, fa_axis, math.radians(20) * math.sin(w / 2 + 0.4))
-        s = rotate(s, h, math.radians(25) * math.sin(w / 2 + 1.1))
+        if swing:
+            s = rotate(s, fa_axis, math.radians(20) * math.sin(w / 2 + 0.4))
+            s = rotate(s, h, math.radians(25) * math.sin(w / 2 + 1.1))
         out.append((t,) + s)
     return out
 
@@ -317,8 +324,11 @@ def main():
                 rows = noise(rows, rnd, 0.1); rows = quant(rows)
                 rows = gaps(rows, rnd, n=2)
             elif variant == "run": rows = running(rows, rnd, truth)
-            elif variant in ("runswing", "runswing2"):
-                rows = running_swing(rows, rnd, truth, 2.0 if variant == "runswing2" else 1.0)
+            elif variant in ("runswing", "runswing2", "runall"):
+                if variant == "runall":
+                    rows = running_swing(rows, rnd, truth, 1.0, everywhere=True, swing=False)
+                else:
+                    rows = running_swing(rows, rnd, truth, 2.0 if variant == "runswing2" else 1.0)
                 truth["tilt"] = [[a, b, label, 0] for a, b, label, _ in truth["tilt"]]
             elif variant == "dec10": rows = decimate(rows, 10)
             elif variant == "dec25": rows = decimate(rows, 25)
