@@ -34,9 +34,9 @@
 /// 5. **Running.** Under sustained linear acceleration (a run with the phone in the hand)
 ///    the holds above may never let go. A run's forces average out over a stride or two
 ///    while gravity does not, so a slow, unweighted *stride estimate* (`StrideFilterMs`)
-///    decides then: once it has stayed within `SteadyAngleDeg` and near 1 g for
-///    `StrideFilterMs`, proposing the same orientation as long, at a real reading. A turn
-///    made while running is reported about a second after it, rather than never.
+///    decides then: once it has stayed within `SteadyAngleDeg` for `StrideFilterMs`
+///    (its proposal with it) and is near 1 g, at a real reading. A turn made while
+///    running is reported about a second after it, rather than never.
 /// 6. **Angles.** From the estimate: the elevation θ of the screen normal above the
 ///    horizon, and the roll angle φ of the screen's up direction (README section 1).
 /// 7. **Orientation.** Only while `MinElevationDeg` < θ < `MaxElevationDeg`: above, the
@@ -155,8 +155,10 @@ public struct OrientationEngine: Sendable {
     private var cachedStrideAlpha = 1.0
     private var strideAnchorX = 0.0, strideAnchorY = 0.0, strideAnchorZ = 0.0
     private var strideSteadyForMs = 0.0
-    private var strideCandidate: Orientation = .undefined
-    private var strideElapsedMs = 0.0
+    private var sinceStrideCheckMs = Double.infinity
+    /// How long the reported orientation has stood (the stride estimate lags a decision
+    /// of the faster ones and must not overturn it).
+    private var orientationStoodMs = 0.0
 
     // Decision state.
     private var orientationCandidate: Orientation = .undefined
@@ -568,40 +570,30 @@ public struct OrientationEngine: Sendable {
         // Under sustained linear acceleration the decision above waits for a calm moment
         // that a run may never give; a run's forces average out over a stride or two
         // while gravity does not, so the stride estimate decides instead, once it has been
-        // steady and near 1 g for StrideFilterMs and proposed the same orientation as long.
-        // Only at a real reading: a held one is no stride.
+        // steady (its proposal with it) and near 1 g for StrideFilterMs, and the current
+        // orientation has stood as long (the stride estimate lags the faster decisions and
+        // must not overturn one). Only at a real reading (a held one is no stride), and
+        // looked at every StrideFilterMs / 10: a
+        // decision on this time scale needs no more, and the angles cost.
         var strideSettledMs = -1.0
-        if strideFilterMs > 0 && sinceAccelerationMs < accelerationHoldMs + strideFilterMs {
-            let w = angles(wx, wy, wz)
-            var strideProposed = orientation
-            if w.zone == .free && (orientation == .undefined
-                || abs(EngineMath.wrapDegrees(w.phi - Self.centre(orientation))) > leaveAngleDeg) {
-                strideProposed = Self.nearest(w.phi)
-            }
-            if strideProposed == orientation {
-                strideCandidate = .undefined
-                strideElapsedMs = 0
-            } else {
-                if strideProposed == strideCandidate {
-                    strideElapsedMs += credit
-                } else {
-                    strideCandidate = strideProposed
-                    strideElapsedMs = credit * 0.5
-                }
+        if strideFilterMs > 0 && sinceAccelerationMs < accelerationHoldMs + strideFilterMs
+            && strideSteadyForMs >= strideFilterMs && !isHeld
+            && orientation == before.0 && orientationStoodMs + credit >= strideFilterMs {
+            sinceStrideCheckMs += credit
+            if sinceStrideCheckMs >= strideFilterMs * 0.1 {
+                sinceStrideCheckMs = 0
+                let w = angles(wx, wy, wz)
                 let length = (wx * wx + wy * wy + wz * wz).squareRoot() * invG
-                if strideElapsedMs >= strideFilterMs && strideSteadyForMs >= strideFilterMs
-                    && abs(length - 1) <= accelerationGate && !isHeld {
-                    strideSettledMs = strideElapsedMs
-                    orientation = strideProposed
+                if w.zone == .free && abs(length - 1) <= accelerationGate && (orientation == .undefined
+                    || abs(EngineMath.wrapDegrees(w.phi - Self.centre(orientation))) > leaveAngleDeg) {
+                    strideSettledMs = strideSteadyForMs
+                    orientation = Self.nearest(w.phi)
                     orientationCandidate = .undefined
                     orientationElapsedMs = 0
-                    strideCandidate = .undefined
-                    strideElapsedMs = 0
                 }
             }
         } else {
-            strideCandidate = .undefined
-            strideElapsedMs = 0
+            sinceStrideCheckMs = .infinity
         }
 
         // Tilt.
@@ -633,10 +625,10 @@ public struct OrientationEngine: Sendable {
                      offCentre: offCentre, sinceFlatMs: sinceFlatMs, sinceShockMs: sinceShockMs,
                      sinceAccelerationMs: sinceAccelerationMs, steadyForMs: steadyForMs, restForMs: restForMs,
                      settledMs: settledMs, strideSettledMs: strideSettledMs,
-                     strideCandidate: strideCandidate, strideElapsedMs: strideElapsedMs,
                      tiltSettledMs: tiltSettledMs, proposedOrientation: proposed, orientationCandidate: orientationCandidate,
                      orientationElapsedMs: orientationElapsedMs, proposedTilt: proposedTilt,
                      tiltCandidate: tiltCandidate, tiltElapsedMs: tiltElapsedMs, firstSample: false)
+        orientationStoodMs = orientation == before.0 ? orientationStoodMs + credit : 0
         return before != (orientation, tilt)
     }
 
@@ -756,8 +748,6 @@ public struct OrientationEngine: Sendable {
         var restForMs = -Double.infinity
         var settledMs = -1.0
         var strideSettledMs = -1.0
-        var strideCandidate: Orientation = .undefined
-        var strideElapsedMs = 0.0
         var tiltSettledMs = -1.0
         var proposedOrientation: Orientation = .undefined
         var orientationCandidate: Orientation = .undefined
@@ -814,9 +804,7 @@ public struct OrientationEngine: Sendable {
             s += " orientation settled after \(fmt(l.settledMs, 0))/\(fmt(orientationSettleMs, 0))ms"
         }
         if l.strideSettledMs >= 0 {
-            s += " decided on the stride estimate after \(fmt(l.strideSettledMs, 0))/\(fmt(strideFilterMs, 0))ms"
-        } else if l.strideCandidate != .undefined {
-            s += " stride-candidate=\(l.strideCandidate.rawValue) for \(fmt(l.strideElapsedMs, 0))/\(fmt(strideFilterMs, 0))ms"
+            s += " decided on the stride estimate, steady for \(fmt(l.strideSettledMs, 0))/\(fmt(strideFilterMs, 0))ms"
         }
         if l.tiltSettledMs >= 0 {
             s += " tilt settled after \(fmt(l.tiltSettledMs, 0))/\(fmt(tiltSettleMs, 0))ms"

@@ -118,3 +118,21 @@ struct RestTests {
         #expect(e.orientation == .normal)
     }
 }
+
+/// The stride estimate lags the faster decisions; it must not overturn one.
+@Suite("Stride estimate")
+struct StrideEstimateTests {
+    @Test("a step, decided at rest, stays decided while the slow stride estimate catches up", arguments: [10.0, 50, 200])
+    func stepIsNotOverturned(hz: Double) {
+        var e = OrientationEngine()
+        var changes: [Orientation] = []
+        let period = 1000 / hz
+        var t = 0.0
+        while t < 3000 {
+            let s = poseSample(t: Int64(t), phi: t < 1000 ? 0 : -90, theta: 0)
+            if e.feed(s), changes.last != e.orientation { changes.append(e.orientation) }
+            t += period
+        }
+        #expect(changes == [.normal, .leftUp], "\(hz) Hz: \(changes)")
+    }
+}
