@@ -156,6 +156,8 @@ public struct OrientationEngine: Sendable {
     private var strideAnchorX = 0.0, strideAnchorY = 0.0, strideAnchorZ = 0.0
     private var strideSteadyForMs = 0.0
     private var sinceStrideCheckMs = Double.infinity
+    private var strideCandidate: Orientation = .undefined
+    private var strideCandidateMs = 0.0
     /// How long the reported orientation has stood (the stride estimate lags a decision
     /// of the faster ones and must not overturn it).
     private var orientationStoodMs = 0.0
@@ -569,31 +571,48 @@ public struct OrientationEngine: Sendable {
         }
         // Under sustained linear acceleration the decision above waits for a calm moment
         // that a run may never give; a run's forces average out over a stride or two
-        // while gravity does not, so the stride estimate decides instead, once it has been
-        // steady (its proposal with it) and near 1 g for StrideFilterMs, and the current
-        // orientation has stood as long (the stride estimate lags the faster decisions and
-        // must not overturn one). Only at a real reading (a held one is no stride), and
-        // looked at every StrideFilterMs / 10: a
+        // while gravity does not, so the stride estimate decides instead: once it has been
+        // steady for StrideFilterMs, near 1 g and proposing the same orientation for as
+        // long, and the current orientation has stood a stride window too (the
+        // stride estimate lags the faster decisions and must not overturn one). Only at a
+        // real reading (a held one is no stride), looked at every StrideFilterMs / 10: a
         // decision on this time scale needs no more, and the angles cost.
         var strideSettledMs = -1.0
-        if strideFilterMs > 0 && sinceAccelerationMs < accelerationHoldMs + strideFilterMs
-            && strideSteadyForMs >= strideFilterMs && !isHeld
-            && orientation == before.0 && orientationStoodMs + credit >= strideFilterMs {
+        if strideFilterMs > 0 && sinceAccelerationMs < accelerationHoldMs + strideFilterMs && !isHeld {
             sinceStrideCheckMs += credit
             if sinceStrideCheckMs >= strideFilterMs * 0.1 {
-                sinceStrideCheckMs = 0
                 let w = angles(wx, wy, wz)
                 let length = (wx * wx + wy * wy + wz * wz).squareRoot() * invG
+                var strideProposed = orientation
                 if w.zone == .free && abs(length - 1) <= accelerationGate && (orientation == .undefined
                     || abs(EngineMath.wrapDegrees(w.phi - Self.centre(orientation))) > leaveAngleDeg) {
-                    strideSettledMs = strideSteadyForMs
-                    orientation = Self.nearest(w.phi)
+                    strideProposed = Self.nearest(w.phi)
+                }
+                if strideProposed == orientation {
+                    strideCandidate = .undefined
+                    strideCandidateMs = 0
+                } else if strideProposed == strideCandidate && strideCandidateMs.isFinite {
+                    strideCandidateMs += sinceStrideCheckMs.isFinite ? sinceStrideCheckMs : 0
+                } else {
+                    strideCandidate = strideProposed
+                    strideCandidateMs = 0
+                }
+                sinceStrideCheckMs = 0
+                if strideCandidate != .undefined && strideCandidateMs >= strideFilterMs
+                    && strideSteadyForMs >= strideFilterMs
+                    && orientation == before.0 && orientationStoodMs + credit >= strideFilterMs {
+                    strideSettledMs = strideCandidateMs
+                    orientation = strideCandidate
                     orientationCandidate = .undefined
                     orientationElapsedMs = 0
+                    strideCandidate = .undefined
+                    strideCandidateMs = 0
                 }
             }
         } else {
             sinceStrideCheckMs = .infinity
+            strideCandidate = .undefined
+            strideCandidateMs = 0
         }
 
         // Tilt.
@@ -804,7 +823,7 @@ public struct OrientationEngine: Sendable {
             s += " orientation settled after \(fmt(l.settledMs, 0))/\(fmt(orientationSettleMs, 0))ms"
         }
         if l.strideSettledMs >= 0 {
-            s += " decided on the stride estimate, steady for \(fmt(l.strideSettledMs, 0))/\(fmt(strideFilterMs, 0))ms"
+            s += " decided on the stride estimate, proposed for \(fmt(l.strideSettledMs, 0))/\(fmt(strideFilterMs, 0))ms"
         }
         if l.tiltSettledMs >= 0 {
             s += " tilt settled after \(fmt(l.tiltSettledMs, 0))/\(fmt(tiltSettleMs, 0))ms"
