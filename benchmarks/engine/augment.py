@@ -208,32 +208,39 @@ def running(rows, rnd, truth):
     return [r2 if any(a <= r[0] < b for a, b in spans) else r for r, r2 in zip(rows, ran)]
 
 
-def running_all(rows, rnd):
-    f = rnd.uniform(2.6, 3.0)
-    av, ah, af = rnd.uniform(0.45, 0.6), rnd.uniform(0.25, 0.35), 0.2
-    p0 = rnd.uniform(0, 2 * math.pi)
-    g = 9.81
-    out, lx, ly, lz = [], rows[0][1], rows[0][2], rows[0][3]
+def stride_frames(rows):
+    """Each sample with the trace's own gravity direction `up` (a 0.5 s low-pass of it,
+    device frame) and two horizontal directions: sideways `h` (in the screen plane, up x
+    screen normal) and fore-aft `f` (perpendicular to both)."""
+    lx, ly, lz = rows[0][1], rows[0][2], rows[0][3]
     prev = rows[0][0]
     for t, x, y, z in rows:
-        # The trace's own gravity direction (a 0.5 s low-pass of it), device frame.
         k = 1 - math.exp(-max(0.0, t - prev) / 500.0)
         prev = t
         lx += k * (x - lx); ly += k * (y - ly); lz += k * (z - lz)
         n = math.sqrt(lx * lx + ly * ly + lz * lz) or 1.0
         up = (lx / n, ly / n, lz / n)
-        # Sideways: horizontal and in the screen plane (up x screen normal); fore-aft: the
-        # horizontal direction perpendicular to it.
-        hx, hy, hz = up[1] * 1 - up[2] * 0, up[2] * 0 - up[0] * 1, 0.0
-        hn = math.sqrt(hx * hx + hy * hy) or 1.0
-        hx, hy = hx / hn, hy / hn
-        fx, fy, fz = hy * up[2] - hz * up[1], hz * up[0] - hx * up[2], hx * up[1] - hy * up[0]
+        hn = math.sqrt(up[1] * up[1] + up[0] * up[0]) or 1.0
+        h = (up[1] / hn, -up[0] / hn, 0.0)
+        f = (h[1] * up[2] - h[2] * up[1], h[2] * up[0] - h[0] * up[2], h[0] * up[1] - h[1] * up[0])
+        yield t, (x, y, z), up, h, f
+
+
+def plus_forces(v, up, h, f, vertical, side, fore):
+    """The reading `v` with linear accelerations (in g) along up, h and f added."""
+    g = 9.81
+    return tuple(c + g * (vertical * u + side * hc + fore * fc) for c, u, hc, fc in zip(v, up, h, f))
+
+
+def running_all(rows, rnd):
+    f = rnd.uniform(2.6, 3.0)
+    av, ah, af = rnd.uniform(0.45, 0.6), rnd.uniform(0.25, 0.35), 0.2
+    p0 = rnd.uniform(0, 2 * math.pi)
+    out = []
+    for t, v, up, h, fa_axis in stride_frames(rows):
         w = 2 * math.pi * f * t / 1000.0 + p0
-        v = av * math.sin(w) + 0.2 * math.sin(2 * w + 0.7)
-        h = ah * math.sin(w / 2)
-        fa = af * math.sin(w + 1.3)
-        out.append((t, x + g * (v * up[0] + h * hx + fa * fx), y + g * (v * up[1] + h * hy + fa * fy),
-                    z + g * (v * up[2] + h * hz + fa * fz)))
+        out.append((t,) + plus_forces(v, up, h, fa_axis, av * math.sin(w) + 0.2 * math.sin(2 * w + 0.7),
+                                      ah * math.sin(w / 2), af * math.sin(w + 1.3)))
     return out
 
 
@@ -257,27 +264,14 @@ def running_swing(rows, rnd, truth, strength, everywhere=False, swing=True):
     f = rnd.uniform(2.6, 3.0)
     av, ah, af = strength * rnd.uniform(0.6, 0.8), strength * rnd.uniform(0.25, 0.35), strength * 0.4
     p0 = rnd.uniform(0, 2 * math.pi)
-    g = 9.81
-    out, lx, ly, lz = [], rows[0][1], rows[0][2], rows[0][3]
-    prev = rows[0][0]
-    for t, x, y, z in rows:
-        k = 1 - math.exp(-max(0.0, t - prev) / 500.0)
-        prev = t
-        lx += k * (x - lx); ly += k * (y - ly); lz += k * (z - lz)
+    out = []
+    for t, v, up, h, fa_axis in stride_frames(rows):
         if not any(a <= t < b for a, b in spans):
-            out.append((t, x, y, z))
+            out.append((t,) + v)
             continue
-        n = math.sqrt(lx * lx + ly * ly + lz * lz) or 1.0
-        up = (lx / n, ly / n, lz / n)
-        hx, hy = up[1], -up[0]
-        hn = math.sqrt(hx * hx + hy * hy) or 1.0
-        h = (hx / hn, hy / hn, 0.0)
-        fa_axis = (h[1] * up[2] - h[2] * up[1], h[2] * up[0] - h[0] * up[2], h[0] * up[1] - h[1] * up[0])
         w = 2 * math.pi * f * t / 1000.0 + p0
-        v = av * math.sin(w) + 0.25 * strength * math.sin(2 * w + 0.7)
-        side = ah * math.sin(w / 2)
-        fore = af * math.sin(w / 2 + 1.3)
-        s = tuple(c + g * (v * u + side * hc + fore * fc) for c, u, hc, fc in zip((x, y, z), up, h, fa_axis))
+        s = plus_forces(v, up, h, fa_axis, av * math.sin(w) + 0.25 * strength * math.sin(2 * w + 0.7),
+                        ah * math.sin(w / 2), af * math.sin(w / 2 + 1.3))
         if swing:
             s = rotate(s, fa_axis, math.radians(20) * math.sin(w / 2 + 0.4))
             s = rotate(s, h, math.radians(25) * math.sin(w / 2 + 1.1))
