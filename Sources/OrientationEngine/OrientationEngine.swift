@@ -149,7 +149,8 @@ public struct OrientationEngine: Sendable {
     private var restReached = false
 
     // Stride estimate: a slow, unweighted low-pass of the samples, its direction's anchor
-    // and how long it has stayed within SteadyAngleDeg of it, and its own proposal.
+    // and how long it has stayed within SteadyAngleDeg of it, when it was last looked at,
+    // and its own proposal and for how long it has made it.
     private var wx = 0.0, wy = 0.0, wz = 0.0
     private var cachedStrideDt = -1.0
     private var cachedStrideAlpha = 1.0
@@ -591,8 +592,8 @@ public struct OrientationEngine: Sendable {
                 if strideProposed == orientation {
                     strideCandidate = .undefined
                     strideCandidateMs = 0
-                } else if strideProposed == strideCandidate && strideCandidateMs.isFinite {
-                    strideCandidateMs += sinceStrideCheckMs.isFinite ? sinceStrideCheckMs : 0
+                } else if strideProposed == strideCandidate {
+                    strideCandidateMs += sinceStrideCheckMs  // finite: a candidate was set at the last look
                 } else {
                     strideCandidate = strideProposed
                     strideCandidateMs = 0
