@@ -13,8 +13,9 @@ public struct EngineTunables: Sendable, Equatable {
 
     /// `AccelerationToleranceG`: how far (as a fraction of 1 g) a sample's magnitude may
     /// differ from 1 g before it is trusted less. A sample whose magnitude differs by this
-    /// much counts half as long in the gravity filter; at twice this, a fifth. Linear
-    /// acceleration (shakes, taps, bumps, lever-arm forces) is what makes |a| differ from 1 g.
+    /// much counts half as long in the gravity filter; at twice this, a fifth; one that
+    /// differs by more is no part of a rest (`RestAngleDeg`). Linear acceleration (shakes,
+    /// taps, bumps, lever-arm forces, a swinging arm's pull) is what makes |a| differ from 1 g.
     public var accelerationToleranceG: Double = 0.2
 
     /// `ShockThresholdG`: a sample that differs from the current gravity estimate by more
@@ -57,10 +58,10 @@ public struct EngineTunables: Sendable, Equatable {
 
     /// `RestAngleDeg`: the device is *at rest* once every raw sample for `SteadyMs` has
     /// stayed within this angle of the first of them, each near 1 g (within
-    /// `AccelerationGateG`). At rest the mean of those samples is the gravity estimate and
-    /// a change completes at once: the filters' lag, the shock and acceleration holds and
-    /// the settle times are all there to wait for a rest that has now been seen. 0 turns
-    /// the rest path off.
+    /// `AccelerationToleranceG`: the samples the gravity filter trusts at least half). At rest
+    /// the mean of those samples is the gravity estimate and a change completes at once:
+    /// the filters' lag, the shock and acceleration holds and the settle times are all
+    /// there to wait for a rest that has now been seen. 0 turns the rest path off.
     public var restAngleDeg: Double = 5
 
     /// `OrientationHysteresisDeg`: how far past the 45° boundary between two orientations
@@ -146,7 +147,7 @@ public struct EngineTunables: Sendable, Equatable {
         Entry(key: "GravityFilterMs", path: \.gravityFilterMs, unit: "ms", min: 0, max: 10_000,
               summary: "time constant of the gravity low-pass filter"),
         Entry(key: "AccelerationToleranceG", path: \.accelerationToleranceG, unit: "g", min: 0.01, max: 10,
-              summary: "magnitude error (fraction of 1 g) at which a sample counts half in the gravity filter"),
+              summary: "magnitude error (fraction of 1 g) at which a sample counts half in the gravity filter; beyond it, no part of a rest"),
         Entry(key: "ShockThresholdG", path: \.shockThresholdG, unit: "g", min: 0.01, max: 100,
               summary: "linear acceleration (sample minus gravity estimate, in g) above which a sample is a shock that holds off changes"),
         Entry(key: "ShockHoldMs", path: \.shockHoldMs, unit: "ms", min: 0, max: 60_000,

@@ -25,10 +25,11 @@
 ///    steadiness rather than on elapsed time alone is what lets the engine be fast on
 ///    real rotations and calm on excursions.
 /// 4. **At rest.** Once every raw sample for `SteadyMs` has stayed within `RestAngleDeg`
-///    of the first of them, each near 1 g, the device is at rest: the mean of those
-///    samples becomes the gravity estimate and a pending orientation change completes at
-///    once. The filters, holds and settle times exist to wait for a rest while the device
-///    moves; once a rest has been seen there is nothing left to wait for. A device set
+///    of the first of them, each within `AccelerationToleranceG` of 1 g (trusted at least
+///    half by the gravity filter), the device is at rest: the mean of those samples becomes the
+///    gravity estimate and a pending orientation change completes at once. (A swinging
+///    arm's pull is steady in direction but not in magnitude: it is no rest.) The filters,
+///    holds and settle times exist to wait for a rest while the device moves; once a rest has been seen there is nothing left to wait for. A device set
 ///    down or held still after a turn (and a bench's step) is reported `SteadyMs` after it
 ///    stopped, at every sample rate; a hand that is still moving never rests.
 /// 5. **Running.** Under sustained linear acceleration (a run with the phone in the hand)
@@ -140,8 +141,9 @@ public struct OrientationEngine: Sendable {
     private var sinceAccelerationMs = Double.infinity
     private var heldIsAccelerating = false
 
-    // Rest: the raw samples since `rest` began, all near 1 g and within RestAngleDeg of
-    // its first sample (unit vector `restX…`); their sum, and for how long.
+    // Rest: the raw samples since `rest` began, all within AccelerationToleranceG of 1 g
+    // and within RestAngleDeg of its first sample (unit vector `restX…`); their sum, and
+    // for how long.
     private var restX = 0.0, restY = 0.0, restZ = 0.0
     private var restSumX = 0.0, restSumY = 0.0, restSumZ = 0.0
     private var restCount = 0.0
@@ -404,14 +406,16 @@ public struct OrientationEngine: Sendable {
         let invG = 1 / magnitude.value
         let magnitudeError = m * invG - 1
 
-        // Rest: this sample near 1 g and within RestAngleDeg of the rest's first sample
-        // extends it; one near 1 g elsewhere begins a new one (somewhere in the last
-        // interval: credit half); one far from 1 g ends it. A held sample is the last
+        // Rest: this sample within AccelerationToleranceG of 1 g and within RestAngleDeg
+        // of the rest's first sample extends it; one as near 1 g elsewhere begins a new
+        // one (somewhere in the last interval: credit half); one farther from 1 g ends it.
+        // (The acceleration gate, 0.3, is for the motion estimate, an average: a
+        // pendulum's pull, 0.75 to 1.3 g in a steady direction, passes it sample by sample.) A held sample is the last
         // reading again: time passes, but it is no second witness, and a rest needs two.
         if restEnabled {
             if isHeld {
                 if restForMs >= 0 { restForMs += credit }
-            } else if abs(magnitudeError) > accelerationGate {
+            } else if abs(magnitudeError) * invTolerance > 1 {
                 restForMs = -Double.infinity
             } else {
                 let d = x * restX + y * restY + z * restZ

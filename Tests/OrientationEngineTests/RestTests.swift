@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import OrientationEngine
 import TestSupport
@@ -58,6 +59,37 @@ struct RestTests {
         // Alternating ±8°: every sample is 16° from the one before, more than RestAngleDeg.
         let ms = try #require(latency(hz: 50, phi: -90, expected: .leftUp, jitter: { $0 % 2 == 0 ? 8 : -8 }))
         #expect(ms > Self.steady + 40, "decided after \(ms) ms")
+    }
+
+    /// Normal held still for 1 s at 100 Hz, then 140 ms at φ = −75° (past the 60° at which
+    /// normal is left), each reading `g(ms into the excursion)` long, then normal again.
+    /// Returns the orientations reported during and after the excursion.
+    func excursion(magnitude g: (Double) -> Double) -> Set<Orientation> {
+        var e = OrientationEngine()
+        var seen = Set<Orientation>()
+        for t in stride(from: Int64(0), to: 1000, by: 10) { e.feed(poseSample(t: t, phi: 0, theta: 0)) }
+        for t in stride(from: Int64(1000), to: 1140, by: 10) {
+            e.feed(poseSample(t: t, phi: -75, theta: 0, g: 9.81 * g(Double(t - 1000))))
+            seen.insert(e.orientation)
+        }
+        for t in stride(from: Int64(1140), to: 2500, by: 10) {
+            e.feed(poseSample(t: t, phi: 0, theta: 0))
+            seen.insert(e.orientation)
+        }
+        return seen
+    }
+
+    @Test("a swinging arm's pull (steady direction, magnitude ±30 %) is no rest: its excursion is not followed")
+    func swingPullIsNotRest() {
+        // A phone swung in the hand reads along the arm, a pendulum: the direction barely
+        // moves while the magnitude swings between about 0.7 and 1.3 g (each sample within
+        // the acceleration gate, the motion estimate's average near 1 g).
+        let swing = excursion { ms in 1 + 0.3 * sin(2 * .pi * ms / 60) }
+        #expect(swing == [.normal], "reported \(swing)")
+        // The same excursion held still is a rest, and completes after SteadyMs (the
+        // contrast: it is the magnitude that makes the swing no rest).
+        let still = excursion { _ in 1 }
+        #expect(still.contains(.leftUp), "reported \(still)")
     }
 
     /// Feeds normal for 1 s at 50 Hz, then `burst` (times from 1000 ms), then nothing:
