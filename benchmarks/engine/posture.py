@@ -3,6 +3,15 @@
 axis in the screen plane (positive: screen toward the sky), keeping the roll angle phi.
 
     posture.py --traces DIR --out OUTDIR --delta DEG [--scenarios a,b,...] [--max-elevation DEG]
+               [--axis gravity|device-x]
+
+--axis gravity (the default) turns each reading about the horizontal axis that follows the
+in-plane direction of gravity, so phi is kept whatever it is. On a trace held near flat
+(texting) phi is mostly noise (the in-plane part of gravity is small), and keeping it
+while raising the screen amplifies that noise into the hand turning the phone about its
+normal: use --axis device-x there, which turns every reading about the device's own x
+axis (the screen's horizontal in portrait): a hand that holds the phone flatter
+(positive DELTA) or more upright (negative DELTA; texting -10 ... -40).
 
 Only traces that never lie flat are transformed (by default the synthetic scenarios steady,
 rotate_*, tremor, walking, shakes, boundary; for the real recordings e.g.
@@ -23,6 +32,9 @@ def main():
     src, out, delta = opt["--traces"], opt["--out"], -math.radians(float(opt["--delta"]))
     scenarios = tuple(opt["--scenarios"].split(",")) if "--scenarios" in opt else SCEN
     max_elevation = float(opt.get("--max-elevation", 62))
+    axis = opt.get("--axis", "gravity")
+    if axis not in ("gravity", "device-x"):
+        sys.exit("posture.py: --axis must be gravity or device-x")
     os.makedirs(out, exist_ok=True)
     for fn in sorted(os.listdir(src)):
         if not fn.endswith(".truth.json"):
@@ -34,6 +46,14 @@ def main():
         rows = [list(map(float, l.split(","))) for l in open(os.path.join(src, name + ".csv"))
                 if l.strip() and not l.startswith("#")]
         n = len(rows)
+        if axis == "device-x":
+            # About x: y' = y cos d - z sin d, z' = y sin d + z cos d, with d = -DELTA:
+            # raising the top edge of a face-up phone moves gravity's reading from z
+            # toward -y (lower elevation, toward normal).
+            c, s = math.cos(delta), math.sin(delta)
+            res = [(t, x, y * c - z * s, y * s + z * c) for t, x, y, z in rows]
+            write(out, name, truth, res, max_elevation)
+            continue
         # centred moving average of (x, y) over +-100 ms
         j0 = j1 = 0
         sx = sy = 0.0
@@ -55,14 +75,19 @@ def main():
                  v[1] * c + cy * s + ky * dot * (1 - c),
                  v[2] * c + cz * s + kz * dot * (1 - c)]
             res.append((r[0], *w))
-        # Skip traces that would come near flat: their orientation truth would not hold.
-        els = sorted(abs(math.degrees(math.atan2(z, math.hypot(x, y)))) for _, x, y, z in res)
-        if els[int(0.98 * (len(els) - 1))] > max_elevation:
-            continue
-        with open(os.path.join(out, name + ".csv"), "w") as fh:
-            for t, x, y, z in res:
-                fh.write("%d,%.2f,%.2f,%.2f\n" % (t, x, y, z))
-        json.dump(truth, open(os.path.join(out, name + ".truth.json"), "w"))
+        write(out, name, truth, res, max_elevation)
+
+
+def write(out, name, truth, res, max_elevation):
+    """Writes one transformed trace, unless it would come near flat: its orientation
+    truth would not hold."""
+    els = sorted(abs(math.degrees(math.atan2(z, math.hypot(x, y)))) for _, x, y, z in res)
+    if els[int(0.98 * (len(els) - 1))] > max_elevation:
+        return
+    with open(os.path.join(out, name + ".csv"), "w") as fh:
+        for t, x, y, z in res:
+            fh.write("%d,%.2f,%.2f,%.2f\n" % (t, x, y, z))
+    json.dump(truth, open(os.path.join(out, name + ".truth.json"), "w"))
 
 
 if __name__ == "__main__":
