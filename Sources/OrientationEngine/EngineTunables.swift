@@ -69,15 +69,6 @@ public struct EngineTunables: Sendable, Equatable {
     /// near 45° (with wobble, gain and offset errors) from flickering.
     public var orientationHysteresisDeg: Double = 15
 
-    /// `OrientationDepthDeg`: how far past the angle at which the current orientation is
-    /// left (45° + `OrientationHysteresisDeg`) a proposal must be for its settle times
-    /// (`OrientationSettleMs`, and at rest `SteadyMs`) to count in full. At that angle
-    /// itself they count a quarter, in between in proportion: a pose just past the
-    /// boundary is as likely just short of it (tremor, a sensor's offset and gain, a swing's
-    /// peak), one this far past is not. A phone at the ear 2° past the boundary still turns,
-    /// after about four times the settle time. 0 turns the ramp off.
-    public var orientationDepthDeg: Double = 10
-
     /// `OrientationSettleMs`: how long a new orientation must be proposed continuously
     /// before it is reported. Rejects shakes, taps and knocks, which are over quickly.
     public var orientationSettleMs: Double = 100
@@ -178,8 +169,6 @@ public struct EngineTunables: Sendable, Equatable {
         Entry(key: "OrientationHysteresisDeg", path: \.orientationHysteresisDeg, unit: "degrees", min: 0, max: 45,
               maxInclusive: false,
               summary: "how far past the 45 degree boundary gravity must go before the orientation may change"),
-        Entry(key: "OrientationDepthDeg", path: \.orientationDepthDeg, unit: "degrees", min: 0, max: 90,
-              summary: "how far past the leave angle a proposal settles in full; at the leave angle it takes four times as long (0: off)"),
         Entry(key: "OrientationSettleMs", path: \.orientationSettleMs, unit: "ms", min: 0, max: 60_000,
               summary: "how long a new orientation must persist before it is reported"),
         Entry(key: "MaxElevationDeg", path: \.maxElevationDeg, unit: "degrees", min: 1, max: 90,

@@ -45,10 +45,7 @@
 ///    overhead lying in bed (Android's "overhead" rule). There it keeps its orientation. The
 ///    current orientation is left only when φ is more than 45° + `OrientationHysteresisDeg`
 ///    from its centre; the proposal is the orientation whose centre is nearest. It is
-///    reported once it has persisted for `OrientationSettleMs` (counted in full from
-///    `OrientationDepthDeg` past that angle, at a quarter at the angle itself: a pose at
-///    the boundary may as well be short of it, as a swing's peak or a sensor's offset puts
-///    it there), the device has been steady
+///    reported once it has persisted for `OrientationSettleMs`, the device has been steady
 ///    and calm as above, and it has been out of the flat and overhead zones for
 ///    `FlatExitMs`, at a reading near 1 g (one under linear acceleration, a bounce's
 ///    0.6 g, says little about where gravity is).
@@ -91,7 +88,6 @@ public struct OrientationEngine: Sendable {
 
     // Derived constants.
     private let leaveAngleDeg: Double
-    private let depthDeg: Double
     private let maxElevationDeg: Double
     private let minElevationDeg: Double
     private let invTolerance: Double
@@ -172,9 +168,6 @@ public struct OrientationEngine: Sendable {
     // Decision state.
     private var orientationCandidate: Orientation = .undefined
     private var orientationElapsedMs = 0.0
-    /// How much the proposal's time counts: by how far past the leave angle it is
-    /// (``depthWeight(offCentre:)``), at the last reading.
-    private var orientationWeight = 1.0
     /// Whether the last real reading confirmed the pending change: proposed the same
     /// candidate as the one before it, and was no shock, no linear acceleration and did
     /// not move the direction (a held reading only completes a confirmed change).
@@ -199,7 +192,6 @@ public struct OrientationEngine: Sendable {
     public init(tunables: EngineTunables = .default) {
         self.tunables = tunables
         leaveAngleDeg = 45 + tunables.orientationHysteresisDeg
-        depthDeg = tunables.orientationDepthDeg
         maxElevationDeg = tunables.maxElevationDeg
         minElevationDeg = tunables.minElevationDeg
         invTolerance = 1 / tunables.accelerationToleranceG
@@ -279,7 +271,7 @@ public struct OrientationEngine: Sendable {
         // A change the last reading did not confirm completes once the sensor is silent.
         let silenceNeed = Double(lastReadingMs) + silenceMs - Double(lastTimeMs)
         if orientationCandidate != .undefined {
-            need = max(calmNeed, (orientationSettleMs - orientationElapsedMs) / orientationWeight,
+            need = max(calmNeed, orientationSettleMs - orientationElapsedMs,
                        steadyMs - steadyForMs, flatExitMs - sinceFlatMs,
                        orientationConfirmed || stepFromStill ? 0 : silenceNeed)
         }
@@ -290,11 +282,9 @@ public struct OrientationEngine: Sendable {
         // (Once it is long enough the rest path has had its say: no deadline from it.)
         if restEnabled && restCount >= 2 && restForMs >= 0 && restForMs < restLongEnoughMs {
             let a = angles(restSumX, restSumY, restSumZ)
-            let off = orientation == .undefined ? Double.infinity
-                : abs(EngineMath.wrapDegrees(a.phi - Self.centre(orientation)))
-            if a.zone == .free && off > leaveAngleDeg {
-                need = min(need, max(restLongEnoughMs / depthWeight(offCentre: off) - restForMs,
-                                     flatExitMs - sinceFlatMs))
+            if a.zone == .free && (orientation == .undefined
+                || abs(EngineMath.wrapDegrees(a.phi - Self.centre(orientation))) > leaveAngleDeg) {
+                need = min(need, max(restLongEnoughMs - restForMs, flatExitMs - sinceFlatMs))
             }
         }
         // The estimates still moving toward the held reading: look again after one
@@ -303,7 +293,7 @@ public struct OrientationEngine: Sendable {
         guard need.isFinite else { return nil }
         // Whole milliseconds, at least one later: the samples' clock is in ms. At most
         // MaxIntervalMs later: a longer interval is credited as that much (a gap), so a
-        // need beyond it is met in steps.
+        // longer need (FlatExitMs) would be found short when it is due.
         let ms = max(1, min(maxIntervalMs, need).rounded(.up))
         guard ms < 1e12 else { return nil }
         let (deadline, overflow) = lastTimeMs.addingReportingOverflow(Int64(ms))
@@ -559,15 +549,13 @@ public struct OrientationEngine: Sendable {
                 orientationCandidate = .undefined
                 orientationElapsedMs = 0
             } else {
-                // No hysteresis before the first orientation: nothing to weigh.
-                orientationWeight = orientation == .undefined ? 1 : depthWeight(offCentre: offCentre)
                 if proposed == orientationCandidate {
-                    orientationElapsedMs += credit * orientationWeight
+                    orientationElapsedMs += credit
                     if !isHeld { orientationConfirmed = !(shocked || accelerating || moved) }
                 } else {
                     // The boundary was crossed somewhere in the last interval: credit half.
                     orientationCandidate = proposed
-                    orientationElapsedMs = credit * 0.5 * orientationWeight
+                    orientationElapsedMs = credit * 0.5
                     orientationConfirmed = false
                 }
                 // Held, a reading completes a change only if it confirmed the one before
@@ -578,9 +566,8 @@ public struct OrientationEngine: Sendable {
                 let settled = orientationElapsedMs >= orientationSettleMs && calm && steadyForMs >= steadyMs
                     && (!isHeld || orientationConfirmed || stepFromStill || silent) && !heldIsAccelerating
                 // At rest the proposal has held for as long as the rest (its samples are
-                // within RestAngleDeg of each other): the settle time is counted on that,
-                // weighed by depth as above.
-                let rested = atRest && restForMs * orientationWeight >= restLongEnoughMs
+                // within RestAngleDeg of each other): the settle time is counted on that.
+                let rested = atRest && restForMs >= restLongEnoughMs
                 if (settled || rested) && sinceFlatMs >= flatExitMs {
                     settledMs = orientationElapsedMs
                     orientation = proposed
@@ -665,8 +652,7 @@ public struct OrientationEngine: Sendable {
                      sinceAccelerationMs: sinceAccelerationMs, steadyForMs: steadyForMs, restForMs: restForMs,
                      settledMs: settledMs, strideSettledMs: strideSettledMs,
                      tiltSettledMs: tiltSettledMs, proposedOrientation: proposed, orientationCandidate: orientationCandidate,
-                     orientationElapsedMs: orientationElapsedMs, orientationWeight: orientationWeight,
-                     proposedTilt: proposedTilt,
+                     orientationElapsedMs: orientationElapsedMs, proposedTilt: proposedTilt,
                      tiltCandidate: tiltCandidate, tiltElapsedMs: tiltElapsedMs, firstSample: false)
         orientationStoodMs = orientation == before.0 ? orientationStoodMs + credit : 0
         return before != (orientation, tilt)
@@ -680,18 +666,6 @@ public struct OrientationEngine: Sendable {
         restForMs = creditMs
         restReached = false
     }
-
-    /// How much a proposal's time counts toward its settle times, by how far φ is from the
-    /// current orientation's centre: a quarter at the leave angle, rising in proportion to
-    /// 1 at `OrientationDepthDeg` past it (1 throughout when that is 0).
-    private func depthWeight(offCentre: Double) -> Double {
-        guard depthDeg > 0 else { return 1 }
-        let depth = (offCentre - leaveAngleDeg) / depthDeg
-        return Self.boundaryWeight + (1 - Self.boundaryWeight) * min(1, max(0, depth))
-    }
-
-    /// How much a proposal's time counts at the leave angle itself.
-    static let boundaryWeight = 0.25
 
     /// Makes the estimate's current direction the one steadiness is measured from.
     private mutating func setAnchor() {
@@ -804,7 +778,6 @@ public struct OrientationEngine: Sendable {
         var proposedOrientation: Orientation = .undefined
         var orientationCandidate: Orientation = .undefined
         var orientationElapsedMs = 0.0
-        var orientationWeight = 1.0
         var proposedTilt: Tilt = .undefined
         var tiltCandidate: Tilt = .undefined
         var tiltElapsedMs = 0.0
@@ -865,7 +838,6 @@ public struct OrientationEngine: Sendable {
         if l.orientationCandidate != .undefined {
             s += " candidate=\(l.orientationCandidate.rawValue) for \(fmt(l.orientationElapsedMs, 0))"
             s += "/\(fmt(orientationSettleMs, 0))ms"
-            if l.orientationWeight < 1 { s += " (near the boundary: time counts x\(fmt(l.orientationWeight, 2)))" }
         }
         if l.tiltCandidate != .undefined {
             s += " tilt-candidate=\(l.tiltCandidate.rawValue) for \(fmt(l.tiltElapsedMs, 0))/\(fmt(tiltSettleMs, 0))ms"

@@ -121,6 +121,30 @@ struct RestTests {
         #expect(r.wakeups <= 2 && r.after <= 3, "\(r.wakeups) wake-ups, then \(r.after)")
     }
 
+    @Test("a silent sensor picked up from flat is decided FlatExitMs after its burst, not a wake-up later")
+    func silentPickUpFromFlat() throws {
+        // An evdev accelerometer lying face-up, then lifted to left-up and held: two
+        // reports and nothing more. The flat exit (250 ms) is longer than MaxIntervalMs
+        // (150), which is all a held reading is credited: a single deadline 250 ms later
+        // would find the exit 100 ms short and need another, 70 ms later.
+        var e = OrientationEngine()
+        var t: Int64 = 0
+        while t < 1000 { e.feed(poseSample(t: t, phi: -90, theta: 90)); t += 20 }
+        #expect(e.orientation == .undefined)
+        e.feed(poseSample(t: 1000, phi: -90, theta: 0))
+        e.feed(poseSample(t: 1010, phi: -90, theta: 0))
+        // The first sample after flat: already out of the flat zone, so it may decide at once.
+        var wakeups = 0
+        while e.orientation == .undefined, let d = e.nextDeadlineMs, wakeups < 20 {
+            e.advance(toMs: d)
+            wakeups += 1
+            t = d
+        }
+        #expect(e.orientation == .leftUp)
+        let flatExit = Int64(EngineTunables.default.flatExitMs)
+        #expect(t - 1000 <= flatExit + 10, "decided \(t - 1000) ms after the burst, \(wakeups) wake-ups")
+    }
+
     @Test("a single reading is no rest (a held reading is no second witness): the filters decide")
     func singleReadingIsNoRest() throws {
         let r = silentBurst([poseSample(t: 1000, phi: -90, theta: 0)])

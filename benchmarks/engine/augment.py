@@ -19,6 +19,13 @@ Variants (all deterministic for a seed):
   noise      extra white noise, sigma 0.15 m/s^2
   rotz90     the trace rotated 90 degrees about z (labels rotated accordingly)
   rotz180    the trace rotated 180 degrees about z (labels rotated accordingly)
+  roll15, roll-15
+             the trace rotated by that many degrees about z, labels kept: the same
+             motions by a hand that holds the phone at another angle (the mean roll of
+             a swinging hand or of a phone at the ear differs between people). Holds
+             end up to 15 degrees nearer a boundary than the truth saw them, so accuracy
+             and latency are approximate; flicker on the recordings without turns
+             (swinging, pocket, texting) is what the variant measures
   combo      jitter + gain + offset + quant + noise + gaps
   combo10    combo at 10 Hz
   dec10      decimated to 10 Hz: the first sample at or after each 100 ms tick, with its own
@@ -51,7 +58,7 @@ import json, math, os, random, shutil, sys
 
 ALL = ["jitter", "rate10", "rate10raw", "rate200", "rate25j", "gaps", "gain", "offset", "quant", "noise",
        "rotz90", "rotz180", "combo", "combo10", "dec10", "dec25", "scale0.01", "scale0.1", "scale10", "scale1000", "run",
-       "runswing", "runswing2", "runall"]
+       "runswing", "runswing2", "runall", "roll15", "roll-15"]
 ROT90 = {"normal": "right-up", "right-up": "bottom-up", "bottom-up": "left-up", "left-up": "normal",
          "undefined": "undefined"}
 
@@ -188,6 +195,13 @@ def rotz(rows, quarter):
     return out
 
 
+def roll(rows, degrees):
+    # The device turned by `degrees` about its screen normal, toward left-up for a
+    # positive angle (phi = atan2(-x, -y) decreases by it).
+    c, s = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
+    return [(t, x * c - y * s, x * s + y * c, z) for t, x, y, z in rows]
+
+
 def rot_truth(truth, quarter):
     tr = json.loads(json.dumps(truth))
     def m(v):
@@ -311,6 +325,7 @@ def main():
             elif variant == "noise": rows = noise(rows, rnd)
             elif variant == "rotz90": rows = rotz(rows, 1); truth = rot_truth(truth, 1)
             elif variant == "rotz180": rows = rotz(rows, 2); truth = rot_truth(truth, 2)
+            elif variant.startswith("roll"): rows = roll(rows, float(variant[4:]))
             elif variant in ("combo", "combo10"):
                 if variant == "combo10": rows = resample(rows, 10, "box", rnd)
                 rows = jitter(rows, rnd, 0.3)
