@@ -58,8 +58,8 @@ public struct EngineTunables: Sendable, Equatable {
 
     /// `RestAngleDeg`: the device is *at rest* once every raw sample for `SteadyMs` has
     /// stayed within this angle of the first of them, each near 1 g (within
-    /// `AccelerationToleranceG`: the samples the gravity filter trusts at least half). At rest
-    /// the mean of those samples is the gravity estimate and a change completes at once:
+    /// `AccelerationToleranceG`: the samples the gravity filter trusts at least half). At
+    /// rest the mean of those samples is the gravity estimate and a change completes at once:
     /// the filters' lag, the shock and acceleration holds and the settle times are all
     /// there to wait for a rest that has now been seen. 0 turns the rest path off.
     public var restAngleDeg: Double = 5

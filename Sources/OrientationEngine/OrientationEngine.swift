@@ -26,10 +26,11 @@
 ///    real rotations and calm on excursions.
 /// 4. **At rest.** Once every raw sample for `SteadyMs` has stayed within `RestAngleDeg`
 ///    of the first of them, each within `AccelerationToleranceG` of 1 g (trusted at least
-///    half by the gravity filter), the device is at rest: the mean of those samples becomes the
-///    gravity estimate and a pending orientation change completes at once. (A swinging
-///    arm's pull is steady in direction but not in magnitude: it is no rest.) The filters,
-///    holds and settle times exist to wait for a rest while the device moves; once a rest has been seen there is nothing left to wait for. A device set
+///    half by the gravity filter), the device is at rest: the mean of those samples
+///    becomes the gravity estimate and a pending orientation change completes at once. (A
+///    swinging arm's pull is steady in direction but not in magnitude: it is no rest.)
+///    The filters, holds and settle times exist to wait for a rest while the device
+///    moves; once a rest has been seen there is nothing left to wait for. A device set
 ///    down or held still after a turn (and a bench's step) is reported `SteadyMs` after it
 ///    stopped, at every sample rate; a hand that is still moving never rests.
 /// 5. **Running.** Under sustained linear acceleration (a run with the phone in the hand)
@@ -412,8 +413,9 @@ public struct OrientationEngine: Sendable {
         // of the rest's first sample extends it; one as near 1 g elsewhere begins a new
         // one (somewhere in the last interval: credit half); one farther from 1 g ends it.
         // (The acceleration gate, 0.3, is for the motion estimate, an average: a
-        // pendulum's pull, 0.75 to 1.3 g in a steady direction, passes it sample by sample.) A held sample is the last
-        // reading again: time passes, but it is no second witness, and a rest needs two.
+        // pendulum's pull, 0.7 to 1.3 g in a steady direction, passes it sample by
+        // sample.) A held sample is the last reading again: time passes, but it is no
+        // second witness, and a rest needs two.
         if restEnabled {
             if isHeld {
                 if restForMs >= 0 { restForMs += credit }
