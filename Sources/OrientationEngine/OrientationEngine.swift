@@ -180,10 +180,10 @@ public struct OrientationEngine: Sendable {
     /// Which of the last two real readings were still (bit 0 the last, bit 1 the one
     /// before: no shock, no linear acceleration, near 1 g, the direction not moving), and
     /// whether the last one is a *step from still*: itself no shock, no linear acceleration
-    /// and near 1 g, with the device still at one of the two readings before it. A change that such a
-    /// reading shows is a still device turned between readings (a slow sensor sees a turn
-    /// as a step, or as one reading taken during the turn and then the new pose); after
-    /// readings that are all disturbed it may be a stride's sample.
+    /// and near 1 g, with the device still at one of the two readings before it. A change
+    /// that such a reading shows is a still device turned between readings (a slow sensor
+    /// sees a turn as a step, or as one reading taken during the turn and then the new
+    /// pose); after readings that are all disturbed it may be a stride's sample.
     private var stillReadings: UInt8 = 0
     private var stepFromStill = false
 
