@@ -242,6 +242,5 @@ extension IIOBufferSensor {
         kind: .iioBuffer, typeWord: "iio-buffer-accel",
         probes: ["scan_elements/in_accel_x_en", "scan_elements/in_accel_y_en", "scan_elements/in_accel_z_en"],
         accepts: { $0.subsystem == "iio" },
-        detects: { device in ["x", "y", "z"].allSatisfy { device.attributes["scan_elements/in_accel_\($0)_en"] != nil } },
         open: { device, environment throws(SensorError) in try IIOBufferSensor(device: device, environment: environment) })
 }

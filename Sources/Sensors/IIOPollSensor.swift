@@ -283,7 +283,6 @@ extension IIOPollSensor {
         kind: .iioPoll, typeWord: "iio-poll-accel",
         probes: ["in_accel_x_raw", "in_accel_y_raw", "in_accel_z_raw"],
         accepts: { $0.subsystem == "iio" },
-        detects: { device in ["x", "y", "z"].allSatisfy { device.attributes["in_accel_\($0)_raw"] != nil } },
         isFallback: true,
         open: { device, environment throws(SensorError) in try IIOPollSensor(device: device, environment: environment) })
 }

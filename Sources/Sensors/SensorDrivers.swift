@@ -19,6 +19,21 @@ public struct SensorDriver: Sendable {
     /// Opens the device; throws, with the reason, when it cannot be used.
     public var open: @Sendable (DeviceDescription, SensorEnvironment) throws(SensorError) -> SensorBackend
 
+    /// `detects` nil: the device has every one of `probes` (the attributes are the test,
+    /// so the list read at discovery and the test cannot drift apart).
+    public init(kind: SensorKind, typeWord: String, probes: [String],
+                accepts: @escaping @Sendable (DeviceDescription) -> Bool,
+                detects: (@Sendable (DeviceDescription) -> Bool)? = nil, isFallback: Bool = false,
+                open: @escaping @Sendable (DeviceDescription, SensorEnvironment) throws(SensorError) -> SensorBackend) {
+        self.kind = kind
+        self.typeWord = typeWord
+        self.probes = probes
+        self.accepts = accepts
+        self.detects = detects ?? { device in probes.allSatisfy { device.attributes[$0] != nil } }
+        self.isFallback = isFallback
+        self.open = open
+    }
+
     /// In order of preference.
     public static let table: [SensorDriver] = [
         IIOBufferSensor.driver,
