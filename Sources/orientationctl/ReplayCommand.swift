@@ -29,9 +29,9 @@ enum ReplayCommand {
                 the trace is read from standard input.
 
                 Use it to compare and tune engines, and attach a trace and its replay
-                (with --explain) to bug reports. The output is exactly the engine
-                contract of the orientation traces (shared/orientation-traces/README.md),
-                so it can be scored directly:
+                (with --explain) to bug reports. The output is the engine contract
+                of the labelled orientation traces that 'make score' uses (README.md,
+                section Development), so their scorer can run it directly:
 
                     score.py --traces DIR -- orientationctl replay
 
