@@ -7,7 +7,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-traces=${1:-$root/../shared/orientation-traces}
+traces=${1:-${TRACES:-$root/../shared/orientation-traces}}
 out=$(mktemp -d /tmp/engine-bench.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 swiftc=${SWIFTC:-swiftc}
