@@ -14,6 +14,8 @@
 #                 next to the repository)
 #   SCRATCH_PATH  SwiftPM scratch path (default: .build)
 #   SWIFT         swift driver (default: swift, or /opt/swift/usr/bin/swift)
+#   REAL          directory of real recordings to score at their own rate, 25 Hz and 10 Hz
+#                 (default: TRACES/real; e.g. a held-out set)
 #   REPLAY_ARGS   extra arguments for `orientationctl replay` (e.g. "--config my.conf")
 #
 # Exit status: that of score.py (0 ok, 2 an engine run failed, 3 causality violation), or
@@ -33,6 +35,11 @@ if [ ! -f "$traces/score.py" ]; then
     exit 1
 fi
 
+real=${REAL:-$traces/real}
+if [ -n "${REAL:-}" ] && [ ! -d "$real" ]; then
+    echo "score.sh: REAL=$real is not a directory" >&2
+    exit 1
+fi
 echo "score.sh: building orientationctl (release)..." >&2
 # The same flags as every release build, so that scoring does not rebuild the tree.
 mapfile -t flags < <("$root/scripts/release-flags.sh")
@@ -41,7 +48,7 @@ bin=$("$swift" build --package-path "$root" --scratch-path "$scratch" "${flags[@
 
 # One score.py run per set; the last two lines of each are the set's tilt and score lines.
 #   synthetic     the labelled synthetic traces (TRACES)
-#   real          the real recordings (TRACES/real)
+#   real          the real recordings (REAL, default TRACES/real)
 #   real@25Hz     the same, decimated to 25 Hz (the first sample at or after each 40 ms tick)
 #   real@10Hz     the same at 10 Hz: what the daemon sees when it polls an IIO sensor
 # With extra score.py arguments (e.g. -v, --filter) only the synthetic set is scored, in full.
@@ -57,11 +64,11 @@ score_set() {
     printf '%s\n' "$out" | grep -E '^(tilt|score):'
 }
 score_set synthetic "$traces"
-if [ -d "$traces/real" ]; then
+if [ -d "$real" ]; then
     work=$(mktemp -d "${TMPDIR:-/tmp}/orientationd-score.XXXXXX")
     trap 'rm -rf "$work"' EXIT
-    python3 "$root/benchmarks/engine/augment.py" --traces "$traces/real" --out "$work" --variants dec25,dec10 >/dev/null
-    score_set real "$traces/real"
+    python3 "$root/benchmarks/engine/augment.py" --traces "$real" --out "$work" --variants dec25,dec10 >/dev/null
+    score_set real "$real"
     score_set "real@25Hz" "$work/dec25"
     score_set "real@10Hz" "$work/dec10"
 fi
