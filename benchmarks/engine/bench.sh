@@ -18,6 +18,10 @@ command -v "$swiftc" >/dev/null 2>&1 || swiftc=/opt/swift/usr/bin/swiftc
 "$swiftc" -O -wmo -parse-as-library -module-name OrientationEngine -emit-module -I "$out" \
     -emit-module-path "$out/OrientationEngine.swiftmodule" -emit-library -static \
     -o "$out/libOrientationEngine.a" "$root"/Sources/OrientationEngine/*.swift
-"$swiftc" -O -wmo -I "$out" -L "$out" -lOrientationEngine -lOrientationAPI "$here/bench.swift" -o "$out/bench"
+# The tests' deterministic generator, for the motion bench.swift makes without the traces.
+"$swiftc" -O -wmo -parse-as-library -module-name TestSupport -emit-module \
+    -emit-module-path "$out/TestSupport.swiftmodule" -emit-library -static \
+    -o "$out/libTestSupport.a" "$root/Tests/TestSupport/SplitMix.swift"
+"$swiftc" -O -wmo -I "$out" -L "$out" -lOrientationEngine -lOrientationAPI -lTestSupport "$here/bench.swift" -o "$out/bench"
 if command -v taskset >/dev/null 2>&1; then exec taskset -c 0 "$out/bench" "$traces" ${2:-}; fi
 "$out/bench" "$traces" ${2:-}

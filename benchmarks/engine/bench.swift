@@ -4,6 +4,7 @@
 // engine as its own module as in the SwiftPM build).
 import Glibc
 import OrientationEngine
+import TestSupport
 
 func now() -> Double {
     var ts = timespec()
@@ -31,14 +32,8 @@ func readFile(_ path: String) -> String? {
 /// (noise of 0.3 m/s^2), deterministic. The engine does the same work per sample on it as
 /// on real motion: every sample goes through every filter and test.
 func generatedTraces() -> [[Sample]] {
-    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-    func uniform() -> Double {  // SplitMix64
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
-    }
+    var rng = SplitMix(seed: 1)
+    func uniform() -> Double { rng.uniform() }
     var out: [[Sample]] = []
     for _ in 0..<40 {
         var samples: [Sample] = []
