@@ -73,6 +73,33 @@ enum EngineMath {
         return p
     }
 
+    /// The natural logarithm of x > 0 (−infinity for 0, nan for a negative or nan x).
+    static func log(_ x: Double) -> Double {
+        guard x > 0 else { return x == 0 ? -.infinity : .nan }
+        guard x.isFinite else { return x }
+        // x = s · 2^e with s in [√½, √2): ln x = e ln 2 + ln s, and
+        // ln s = 2 atanh(y) = 2 (y + y³/3 + y⁵/5 + …) with y = (s − 1)/(s + 1), |y| < 0.172.
+        var e = Double(x.exponent)
+        var s = x.significand
+        if s > 1.4142135623730951 {
+            s *= 0.5
+            e += 1
+        }
+        let y = (s - 1) / (s + 1)
+        let y2 = y * y
+        var q = 1.0 / 19.0
+        q = q * y2 + 1.0 / 17.0
+        q = q * y2 + 1.0 / 15.0
+        q = q * y2 + 1.0 / 13.0
+        q = q * y2 + 1.0 / 11.0
+        q = q * y2 + 1.0 / 9.0
+        q = q * y2 + 1.0 / 7.0
+        q = q * y2 + 1.0 / 5.0
+        q = q * y2 + 1.0 / 3.0
+        q = q * y2 + 1.0
+        return e * 0.6931471805599453 + 2 * y * q
+    }
+
     /// cos and sin of an angle in degrees (used for precomputing thresholds, not per sample).
     static func cosDegrees(_ deg: Double) -> Double { cosRadians(deg * radiansPerDegree) }
     static func sinDegrees(_ deg: Double) -> Double { cosRadians((90 - deg) * radiansPerDegree) }

@@ -7,112 +7,102 @@
 /// configuration file, section `[Engine]`, by its key (the table ``entries``: key,
 /// property, unit, range and summary, from which parsing, lookup and documentation come).
 public struct EngineTunables: Sendable, Equatable {
-    /// `GravityFilterMs`: time constant of the low-pass filter that estimates the gravity
-    /// vector. Larger is smoother (tremor, walking, noise) but slower to follow a rotation.
-    public var gravityFilterMs: Double = 40
+    // MARK: The gravity estimate
 
-    /// `AccelerationToleranceG`: how far (as a fraction of 1 g) a sample's magnitude may
-    /// differ from 1 g before it is trusted less. A sample whose magnitude differs by this
-    /// much counts half as long in the gravity filter; at twice this, a fifth; one that
-    /// differs by more is no part of a rest (`RestAngleDeg`). Linear acceleration (shakes,
-    /// taps, bumps, lever-arm forces, a swinging arm's pull) is what makes |a| differ from 1 g.
+    /// `GravityFilterMs`: time constant of the low-pass filter that estimates where
+    /// gravity points. Larger is smoother (tremor, noise) but slower to follow a turn.
+    public var gravityFilterMs: Double = 80
+
+    /// `AccelerationToleranceG`: a reading whose length differs from 1 g by this much (a
+    /// fraction of 1 g) counts half in the gravity filter, by twice this a fifth; a rest
+    /// whose length differs by more is not at 1 g (no gravity, until `RelearnMs`).
     public var accelerationToleranceG: Double = 0.2
 
-    /// `ShockThresholdG`: a sample that differs from the current gravity estimate by more
-    /// than this (in g; the apparent linear acceleration) is a shock: a shake, tap, knock,
-    /// bump, or the hand's lever-arm forces in a fast turn. No orientation or tilt change
-    /// is reported until `ShockHoldMs` after the last shock. The distance is rescaled for
-    /// the sample interval, so that a steady turn measures the same at every rate.
-    public var shockThresholdG: Double = 0.6
+    /// `CalmAngleDeg`: a reading this far in direction from the gravity estimate is as
+    /// disturbed as calm allows: sideways forces turn the apparent gravity, and a turn in
+    /// progress puts readings ahead of the estimate.
+    public var calmAngleDeg: Double = 10
 
-    /// `ShockHoldMs`: how long after the last shock no change is reported. A few gravity
-    /// filter time constants, so the filter has forgotten the shock by then.
-    public var shockHoldMs: Double = 150
+    /// `AccelerationGateG`: a reading whose length differs from 1 g by this much is as
+    /// disturbed as calm allows (a stride's bounce, a swing's pull, a knock).
+    public var accelerationGateG: Double = 0.25
 
-    /// `MotionFilterMs`: time constant of a second, unweighted low-pass estimate that judges
-    /// motion: linear acceleration and steadiness are measured on it, not on single samples,
-    /// so that sensor noise and tremor do not count.
-    public var motionFilterMs: Double = 60
+    /// `DisturbanceDecayMs`: how fast a disturbance is forgotten: one k times calm keeps
+    /// the device from being calm for DisturbanceDecayMs times ln k after it.
+    public var disturbanceDecayMs: Double = 150
 
-    /// `AccelerationGateG`: when the motion estimate's length differs from 1 g by more than
-    /// this, the device is under linear acceleration (the strides of a run, a swing, a
-    /// pocket): no change is reported until `AccelerationHoldMs` after it ends.
-    public var accelerationGateG: Double = 0.3
+    /// `TiltFilterMs`: time constant of the slower low-pass of the gravity estimate from
+    /// which tilt is judged, over which the periodic forces of a stride average out.
+    public var tiltFilterMs: Double = 250
 
-    /// `ScatterDeg`: when the samples scatter in direction around the motion estimate by
-    /// more than this (RMS), sideways forces are turning the apparent gravity: held off
-    /// as linear acceleration too. A bounce along gravity (walking) does not scatter.
-    public var scatterDeg: Double = 25
-
-    /// `AccelerationHoldMs`: how long after linear acceleration ends no change is reported.
-    public var accelerationHoldMs: Double = 100
-
-    /// `SteadyAngleDeg`: the gravity estimate's direction counts as steady while it stays
-    /// within this angle of where it was when it last moved.
-    public var steadyAngleDeg: Double = 20
-
-    /// `SteadyMs`: how long the direction must have been steady before a new orientation is
-    /// reported. A rotation that is meant ends in a steady hold; an excursion passes
-    /// through an orientation while the hand still moves.
-    public var steadyMs: Double = 100
-
-    /// `RestAngleDeg`: the device is *at rest* once every raw sample for `SteadyMs` has
-    /// stayed within this angle of the first of them, each near 1 g (within
-    /// `AccelerationToleranceG`: the samples the gravity filter trusts at least half). At
-    /// rest the mean of those samples is the gravity estimate and a change completes at once:
-    /// the filters' lag, the shock and acceleration holds and the settle times are all
-    /// there to wait for a rest that has now been seen. 0 turns the rest path off.
+    /// `RestAngleDeg`: readings within this angle of each other (and `RestBandG` in length)
+    /// for `RestMs` are a rest: the device is held still, and their mean is gravity.
     public var restAngleDeg: Double = 5
 
-    /// `OrientationHysteresisDeg`: how far past the 45° boundary between two orientations
-    /// the gravity direction must go before a change is considered. Keeps a device held
-    /// near 45° (with wobble, gain and offset errors) from flickering.
-    public var orientationHysteresisDeg: Double = 15
+    /// `RestBandG`: how far a rest's readings may differ in length (fraction of 1 g).
+    public var restBandG: Double = 0.04
 
-    /// `OrientationSettleMs`: how long a new orientation must be proposed continuously
-    /// before it is reported. Rejects shakes, taps and knocks, which are over quickly.
-    public var orientationSettleMs: Double = 100
+    /// `RestGravityG`: how near the sensor's 1 g a rest's length must be (a fraction of
+    /// 1 g) for its mean to be gravity: a still hand reads 1 g within a few percent, a
+    /// stride's readings that happen to agree for a moment rarely do.
+    public var restGravityG: Double = 0.08
 
-    /// `MaxElevationDeg`: orientation is only decided while the screen normal is less than
-    /// this far above or below the horizon. Beyond it the device counts as lying flat and
-    /// keeps its last orientation.
-    public var maxElevationDeg: Double = 70
+    /// `RestMs`: how long readings must stay unchanged to be a rest. 0 turns the rest
+    /// rule off.
+    public var restMs: Double = 100
 
-    /// `MinElevationDeg`: orientation is only decided while the screen normal is above this
-    /// elevation. Below it the screen faces the floor (a phone held overhead, lying in
-    /// bed): the device keeps its orientation, as with Android's "overhead" rule.
-    public var minElevationDeg: Double = -35
+    /// `RelearnMs`: a rest this long at a length other than the sensor's 1 g becomes the
+    /// new 1 g (a steady reading is gravity, whatever its length).
+    public var relearnMs: Double = 500
 
-    /// `FlatExitMs`: after lying flat (or near flat, e.g. during a table bump), the device must
-    /// have been out of the flat zone for this long before a new orientation is reported.
-    /// A pick-up is a long, steady motion; a bump that briefly lifts an edge is not.
-    public var flatExitMs: Double = 250
-
-    /// `TiltHysteresisDeg`: the elevation must go this far past a tilt threshold (20° or
-    /// 70°) before the tilt changes.
-    public var tiltHysteresisDeg: Double = 2
-
-    /// `TiltFilterMs`: time constant of a slower low-pass of the gravity estimate from
-    /// which the tilt is judged, so that the periodic forces of a stride (walking,
-    /// running, a leg's swing with the phone in a pocket) average out rather than tip the
-    /// elevation across 20° for a moment. Because of that averaging, tilt is held off by
-    /// shocks only, not by linear acceleration: a runner who tilts the phone sees it.
-    public var tiltFilterMs: Double = 100
-
-    /// `TiltSettleMs`: how long a new tilt must be proposed continuously before it is
-    /// reported.
-    public var tiltSettleMs: Double = 100
-
-    /// `StrideFilterMs`: time constant of the *stride estimate*, a slow unweighted low-pass
-    /// of the samples. Under sustained linear acceleration (running with the phone in the
-    /// hand) the other estimates are rarely calm long enough to decide, but a run's forces
-    /// average out over a stride or two while gravity does not: once this estimate has
-    /// been steady and near 1 g for this long, and proposed a new orientation for as long,
-    /// it decides. 0 turns it off.
+    /// `StrideFilterMs`: time constant of the *stride estimate*, a slow low-pass of the
+    /// readings over which a run's or a swing's forces average out while gravity does not.
     public var strideFilterMs: Double = 500
 
-    /// `MaxIntervalMs`: the longest interval between two samples that counts toward the
-    /// settle times. A longer gap (dropout, suspend) counts as this much.
+    // MARK: The judge
+
+    /// `ConfirmReadings`: how many readings a change needs (a silent sensor's last
+    /// reading counts once more): one reading, at a low rate, may be one stride's.
+    public var confirmReadings: Double = 2
+
+    /// `OrientationHysteresisDeg`: how far past the 45° boundary between two orientations
+    /// gravity must go before a change is proposed.
+    public var orientationHysteresisDeg: Double = 15
+
+    /// `OrientationSettleMs`: how long a proposal must stand before calm commits it.
+    public var orientationSettleMs: Double = 100
+
+    /// `StrideMs`: how long the stride estimate must propose another orientation before it
+    /// is committed: under sustained linear acceleration (a run), which never lets the
+    /// device be calm, this is the only evidence. 0 turns the rule off.
+    public var strideMs: Double = 1000
+
+    /// `MaxElevationDeg`: beyond this elevation of the screen normal the device is flat
+    /// and keeps its orientation.
+    public var maxElevationDeg: Double = 70
+
+    /// `MinElevationDeg`: below this elevation (the screen toward the floor: a phone held
+    /// overhead, lying in bed) the device keeps its orientation, as Android's overhead rule.
+    public var minElevationDeg: Double = -35
+
+    /// `FlatExitMs`: how long the estimate must have been out of the flat and overhead
+    /// zones before calm commits a proposal (a bump lifts an edge for a moment).
+    public var flatExitMs: Double = 250
+
+    /// `TiltHysteresisDeg`: how far past a tilt threshold (20° or 70°) the elevation must
+    /// go before the tilt changes.
+    public var tiltHysteresisDeg: Double = 2
+
+    /// `TiltSettleMs`: how long a new tilt must be proposed before calm commits it.
+    public var tiltSettleMs: Double = 200
+
+    /// `TiltDisturbanceLimit`: the disturbance (in multiples of calm) above which no tilt
+    /// change is committed: a shake or a knock, not a stride.
+    public var tiltDisturbanceLimit: Double = 2
+
+    /// `MaxIntervalMs`: the longest interval between two readings that counts as time
+    /// (a gap, a suspend, counts as this much), and the longest a sensor may take to
+    /// send before it counts as silent.
     public var maxIntervalMs: Double = 150
 
     /// `StandardGravity`: 1 g in m/s², what a correctly scaled sensor reads at rest. The
@@ -145,48 +135,52 @@ public struct EngineTunables: Sendable, Equatable {
     /// Every tunable, in documentation order.
     static let entries: [Entry] = [
         Entry(key: "GravityFilterMs", path: \.gravityFilterMs, unit: "ms", min: 0, max: 10_000,
-              summary: "time constant of the gravity low-pass filter"),
+              summary: "time constant of the low-pass filter that estimates where gravity points"),
         Entry(key: "AccelerationToleranceG", path: \.accelerationToleranceG, unit: "g", min: 0.01, max: 10,
-              summary: "magnitude error (fraction of 1 g) at which a sample counts half in the gravity filter; beyond it, no part of a rest"),
-        Entry(key: "ShockThresholdG", path: \.shockThresholdG, unit: "g", min: 0.01, max: 100,
-              summary: "linear acceleration (sample minus gravity estimate, in g) above which a sample is a shock that holds off changes"),
-        Entry(key: "ShockHoldMs", path: \.shockHoldMs, unit: "ms", min: 0, max: 60_000,
-              summary: "how long after the last shock no orientation or tilt change is reported"),
-        Entry(key: "MotionFilterMs", path: \.motionFilterMs, unit: "ms", min: 0, max: 10_000,
-              summary: "time constant of the unweighted low-pass estimate on which motion is judged"),
+              summary: "length error (fraction of 1 g) at which a reading counts half in the gravity filter; a rest farther from 1 g is not gravity"),
+        Entry(key: "CalmAngleDeg", path: \.calmAngleDeg, unit: "degrees", min: 0.1, max: 90,
+              summary: "angle between a reading and the gravity estimate that is as disturbed as calm allows"),
         Entry(key: "AccelerationGateG", path: \.accelerationGateG, unit: "g", min: 0.01, max: 100,
-              summary: "magnitude error (fraction of 1 g) of the motion estimate beyond which the device is under linear acceleration"),
-        Entry(key: "ScatterDeg", path: \.scatterDeg, unit: "degrees", min: 0.1, max: 180,
-              summary: "RMS scatter of sample directions around the motion estimate beyond which the device is under linear acceleration"),
-        Entry(key: "AccelerationHoldMs", path: \.accelerationHoldMs, unit: "ms", min: 0, max: 60_000,
-              summary: "how long after linear acceleration ends no orientation or tilt change is reported"),
-        Entry(key: "SteadyAngleDeg", path: \.steadyAngleDeg, unit: "degrees", min: 0.1, max: 90,
-              summary: "how far the gravity direction may move and still count as steady"),
-        Entry(key: "SteadyMs", path: \.steadyMs, unit: "ms", min: 0, max: 60_000,
-              summary: "how long the gravity direction must have been steady before the orientation changes"),
-        Entry(key: "RestAngleDeg", path: \.restAngleDeg, unit: "degrees", min: 0, max: 90,
-              summary: "raw samples within this angle of each other and near 1 g for SteadyMs are a rest: the change completes at once (0: off)"),
+              summary: "length error (fraction of 1 g) of a reading that is as disturbed as calm allows"),
+        Entry(key: "DisturbanceDecayMs", path: \.disturbanceDecayMs, unit: "ms", min: 0, max: 60_000,
+              summary: "time constant over which a disturbance is forgotten (k times calm holds for this times ln k)"),
+        Entry(key: "TiltFilterMs", path: \.tiltFilterMs, unit: "ms", min: 0, max: 10_000,
+              summary: "time constant of the slower estimate that tilt is judged on"),
+        Entry(key: "RestAngleDeg", path: \.restAngleDeg, unit: "degrees", min: 0.1, max: 90,
+              summary: "readings within this angle of each other (and RestBandG in length) for RestMs are a rest"),
+        Entry(key: "RestBandG", path: \.restBandG, unit: "g", min: 0.001, max: 1,
+              summary: "how far a rest's readings may differ in length (fraction of 1 g)"),
+        Entry(key: "RestGravityG", path: \.restGravityG, unit: "g", min: 0.001, max: 1,
+              summary: "how near 1 g a rest's length must be for its mean to be gravity"),
+        Entry(key: "RestMs", path: \.restMs, unit: "ms", min: 0, max: 60_000,
+              summary: "how long readings must stay unchanged to be a rest, which commits at once (0: off)"),
+        Entry(key: "RelearnMs", path: \.relearnMs, unit: "ms", min: 0, max: 600_000,
+              summary: "a rest this long at another length becomes the sensor's new 1 g"),
+        Entry(key: "StrideFilterMs", path: \.strideFilterMs, unit: "ms", min: 0, max: 10_000,
+              summary: "time constant of the slow estimate over which a run's forces average out"),
+        Entry(key: "ConfirmReadings", path: \.confirmReadings, unit: "readings", min: 1, max: 100,
+              summary: "how many readings a change needs (a silent sensor's last reading counts once more)"),
         Entry(key: "OrientationHysteresisDeg", path: \.orientationHysteresisDeg, unit: "degrees", min: 0, max: 45,
               maxInclusive: false,
-              summary: "how far past the 45 degree boundary gravity must go before the orientation may change"),
+              summary: "how far past the 45 degree boundary gravity must go before another orientation is proposed"),
         Entry(key: "OrientationSettleMs", path: \.orientationSettleMs, unit: "ms", min: 0, max: 60_000,
-              summary: "how long a new orientation must persist before it is reported"),
+              summary: "how long a proposal must stand before calm commits it"),
+        Entry(key: "StrideMs", path: \.strideMs, unit: "ms", min: 0, max: 60_000,
+              summary: "how long the stride estimate must propose another orientation before it is committed (0: off)"),
         Entry(key: "MaxElevationDeg", path: \.maxElevationDeg, unit: "degrees", min: 1, max: 90,
               summary: "beyond this elevation of the screen normal the device is flat and keeps its orientation"),
         Entry(key: "MinElevationDeg", path: \.minElevationDeg, unit: "degrees", min: -90, max: 0,
               summary: "below this elevation (screen toward the floor, held overhead) the device keeps its orientation"),
         Entry(key: "FlatExitMs", path: \.flatExitMs, unit: "ms", min: 0, max: 60_000,
-              summary: "how long the device must be out of the flat zone before a new orientation is reported"),
+              summary: "how long the device must be out of the flat zone before calm commits a proposal"),
         Entry(key: "TiltHysteresisDeg", path: \.tiltHysteresisDeg, unit: "degrees", min: 0, max: 20, maxInclusive: false,
               summary: "how far past a tilt threshold (20 or 70 degrees) the elevation must go before the tilt changes"),
-        Entry(key: "TiltFilterMs", path: \.tiltFilterMs, unit: "ms", min: 0, max: 10_000,
-              summary: "time constant of the slower low-pass of the gravity estimate that tilt is judged on"),
         Entry(key: "TiltSettleMs", path: \.tiltSettleMs, unit: "ms", min: 0, max: 60_000,
-              summary: "how long a new tilt must persist before it is reported"),
-        Entry(key: "StrideFilterMs", path: \.strideFilterMs, unit: "ms", min: 0, max: 10_000,
-              summary: "time constant of the slow estimate that decides under sustained linear acceleration (running), once steady that long (0: off)"),
+              summary: "how long a new tilt must be proposed before calm commits it"),
+        Entry(key: "TiltDisturbanceLimit", path: \.tiltDisturbanceLimit, unit: "times calm", min: 1, max: 1000,
+              summary: "disturbance above which no tilt change is committed (a shake, not a stride)"),
         Entry(key: "MaxIntervalMs", path: \.maxIntervalMs, unit: "ms", min: 1, max: 60_000,
-              summary: "longest sample interval credited to the settle times (longer gaps count as this)"),
+              summary: "longest reading interval counted as time, and longest a sensor may take before it counts as silent"),
         Entry(key: "StandardGravity", path: \.standardGravity, unit: "m/s^2", min: 1, max: 100,
               summary: "1 g in m/s^2; a learned gravity far from it is logged as a wrong sensor scale"),
     ]

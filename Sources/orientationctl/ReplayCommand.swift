@@ -102,12 +102,13 @@ enum ReplayCommand {
         Option("--explain-all", help: "As --explain, and after every other sample too."),
         Option("--explain", help: """
             After each output line, print a line starting with '# ' on
-            standard output that explains the decision: the sample, its
-            magnitude in g and its weight in the gravity filter, the gravity
-            estimate, the roll angle phi and the elevation of the screen
-            normal, how far phi was from the centre of the previous
-            orientation, shock and flat holds, and how long the new state
-            had settled. Scorers ignore lines starting with '#'.
+            standard output that explains the decision: the gravity
+            estimate, the sensor's 1 g, the roll angle phi and the elevation
+            of the screen normal, the disturbance (1 is calm), how long the
+            readings have been unchanged (a rest), the judge's state and
+            proposal, which rule committed the change (at rest, calm, the
+            stride estimate) and when a pending decision will be looked at
+            again. Scorers ignore lines starting with '#'.
             """),
         Option("-h", "--help", help: "Print this help and exit."),
     ])], positionals: 1)

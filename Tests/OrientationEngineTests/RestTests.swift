@@ -3,11 +3,11 @@ import Testing
 @testable import OrientationEngine
 import TestSupport
 
-/// The rest path: a device that stops moving is decided `SteadyMs` after it stopped, at
+/// The rest rule: a device that stops moving is decided `RestMs` after it stopped, at
 /// every rate, while a hand that still moves is not "at rest".
 @Suite("At rest")
 struct RestTests {
-    static let steady = Int64(EngineTunables.default.steadyMs)
+    static let steady = Int64(EngineTunables.default.restMs)
 
     /// Feeds `hz` samples of normal for 1 s, then of the pose `phi` (a step, as a bench's
     /// rewritten sysfs value or an evdev burst gives), each with `jitter(i)` added to φ.
@@ -34,7 +34,7 @@ struct RestTests {
         return nil
     }
 
-    @Test("a step held still is decided SteadyMs after it, at 10, 25, 50 and 200 Hz", arguments: [10.0, 25, 50, 200])
+    @Test("a step held still is decided RestMs after it, at 10, 25, 50 and 200 Hz", arguments: [10.0, 25, 50, 200])
     func stepAtEveryRate(hz: Double) throws {
         let period = Int64(1000 / hz)
         for (phi, expected) in [(-90.0, Orientation.leftUp), (90, .rightUp), (180, .bottomUp)] {
@@ -45,16 +45,16 @@ struct RestTests {
         }
     }
 
-    @Test("without the rest path the same step at 50 Hz waits for the filters and the shock hold")
+    @Test("without the rest rule the same step at 50 Hz waits for the disturbance to decay")
     func slowerWithoutRest() throws {
         var off = EngineTunables.default
-        off.restAngleDeg = 0
+        off.restMs = 0
         let without = try #require(latency(hz: 50, phi: -90, expected: .leftUp, tunables: off))
         let with = try #require(latency(hz: 50, phi: -90, expected: .leftUp))
         #expect(without >= with + 40, "rest \(with) ms, filters \(without) ms")
     }
 
-    @Test("a hand still moving (±8° of tremor) is not at rest: the step waits for the filters")
+    @Test("a hand still moving (±8° of tremor) is not at rest: the step waits for calm")
     func tremorIsNotRest() throws {
         // Alternating ±8°: every sample is 16° from the one before, more than RestAngleDeg.
         let ms = try #require(latency(hz: 50, phi: -90, expected: .leftUp, jitter: { $0 % 2 == 0 ? 8 : -8 }))
@@ -86,7 +86,7 @@ struct RestTests {
         // the acceleration gate, the motion estimate's average near 1 g).
         let swing = excursion { ms in 1 + 0.3 * sin(2 * .pi * ms / 60) }
         #expect(swing == [.normal], "reported \(swing)")
-        // The same excursion held still is a rest, and completes after SteadyMs (the
+        // The same excursion held still is a rest, and completes after RestMs (the
         // contrast: it is the magnitude that makes the swing no rest).
         let still = excursion { _ in 1 }
         #expect(still.contains(.leftUp), "reported \(still)")
@@ -112,8 +112,8 @@ struct RestTests {
         return (e.orientation == .leftUp ? now - 1000 : nil, wakeups, after)
     }
 
-    @Test("a silent sensor's burst of two readings of the new pose is decided SteadyMs after it")
-    func silentBurstCompletesAtSteadyMs() throws {
+    @Test("a silent sensor's burst of two readings of the new pose is decided RestMs after it")
+    func silentBurstCompletesAtRestMs() throws {
         // An evdev accelerometer turned and laid still: its last two reports, then nothing.
         let r = silentBurst([poseSample(t: 1000, phi: -90, theta: 0), poseSample(t: 1010, phi: -89, theta: 0)])
         let ms = try #require(r.ms)
@@ -145,19 +145,38 @@ struct RestTests {
         #expect(t - 1000 <= flatExit + 10, "decided \(t - 1000) ms after the burst, \(wakeups) wake-ups")
     }
 
-    @Test("a single reading is no rest (a held reading is no second witness): the filters decide")
-    func singleReadingIsNoRest() throws {
+    @Test("a single reading then silence is a rest once the sensor is silent, not before")
+    func singleReadingThenSilence() throws {
+        // An event-driven sensor sends nothing while the value stays: its silence is the
+        // second reading. Not before it is silent (50 % longer than it took to send).
         let r = silentBurst([poseSample(t: 1000, phi: -90, theta: 0)])
         let ms = try #require(r.ms)
-        #expect(ms > Self.steady && ms <= 2 * Self.steady + 50, "decided \(ms) ms after the reading")
-        // A few more while the estimates (the slower tilt one last) reach the reading.
-        #expect(r.after <= 5, "\(r.after) wake-ups after the decision")
+        #expect(ms >= 30 && ms <= Self.steady + 10, "decided \(ms) ms after the reading")
+        #expect(r.wakeups <= 2 && r.after <= 3, "\(r.wakeups) wake-ups, then \(r.after)")
     }
 
-    @Test("a settle time longer than SteadyMs is honoured at rest too")
+    @Test("a single reading from a sensor that keeps sending decides nothing by itself", arguments: [10.0, 25])
+    func singleReadingOfAStreamDecidesNothing(hz: Double) {
+        // A poll that read the new pose once, and the next poll the old pose again.
+        var e = OrientationEngine()
+        let period = Int64(1000 / hz)
+        var t: Int64 = 0
+        var seen = Set<Orientation>()
+        while t < 3000 {
+            let phi = t == 1000 / period * period ? -90.0 : 0
+            while let d = e.nextDeadlineMs, d < t { e.advance(toMs: d); seen.insert(e.orientation) }
+            e.feed(poseSample(t: t, phi: phi, theta: 0))
+            seen.insert(e.orientation)
+            t += period
+        }
+        #expect(seen == [.normal], "\(hz) Hz: \(seen)")
+    }
+
+    @Test("longer RestMs and OrientationSettleMs are honoured")
     func longerSettleIsHonoured() throws {
         var slow = EngineTunables.default
         slow.orientationSettleMs = 600
+        slow.restMs = 600
         let ms = try #require(latency(hz: 50, phi: -90, expected: .leftUp, tunables: slow))
         #expect(ms >= 600 - 20 && ms <= 600 + 20, "decided after \(ms) ms")
     }

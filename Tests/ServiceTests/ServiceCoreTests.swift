@@ -492,7 +492,7 @@ extension Emission {
         #expect(h.core.setTunables(EngineTunables()).isEmpty)
         #expect(h.sensor.starts == 1)
         var tunables = EngineTunables()
-        tunables.steadyAngleDeg += 5
+        tunables.calmAngleDeg += 5
         _ = h.core.setTunables(tunables)
         #expect(h.sensor.starts == 2)
         #expect(h.core.tunables == tunables)

@@ -1,0 +1,141 @@
+/// The gravity estimate from an accelerometer alone.
+///
+/// - **Direction**: a low-pass filter (`GravityFilterMs`) of the readings, each weighted
+///   by how near its length is to 1 g (1 / (1 + (error/`AccelerationToleranceG`)²)): a
+///   shake or a stride's bounce says little about where gravity is. A slower low-pass of
+///   that (`TiltFilterMs`) is the tilt estimate; a slow, unweighted one (`StrideFilterMs`)
+///   the stride estimate.
+/// - **Disturbance** of each reading, in multiples of calm: the larger of its angle from
+///   the estimate (`CalmAngleDeg`: sideways forces that turn the apparent gravity, and the
+///   lag of a turn in progress) and its length's error (`AccelerationGateG`: a bounce, a
+///   swing's pull). Its recent peak decays over `DisturbanceDecayMs`.
+/// - **Rest** (``Rest``) and the sensor's 1 g (``GravityMagnitude``). When a rest at 1 g is
+///   first seen, its mean replaces the filtered direction: the filters only stand in for
+///   it while the device moves.
+struct AccelerometerGravity: GravityEstimator {
+    private let tolerance: Double
+    private let calmChord: Double
+    private let accelerationGate: Double
+    private let restMs: Double
+    private let restGravity: Double
+    private let relearnMs: Double
+    private let maxIntervalMs: Double
+    private let standardGravity: Double
+
+    private var started = false
+    private var magnitude = GravityMagnitude()
+    private var filter: LowPass
+    private var tiltFilter: LowPass
+    private var strideFilter: LowPass
+    private var rest: Rest
+    private var restReached = false
+    private(set) var estimate = GravityEstimate()
+
+    init(tunables t: EngineTunables) {
+        tolerance = t.accelerationToleranceG
+        // The distance between two unit vectors CalmAngleDeg apart.
+        calmChord = 2 * EngineMath.sinDegrees(t.calmAngleDeg / 2)
+        accelerationGate = t.accelerationGateG
+        restMs = t.restMs
+        restGravity = t.restGravityG
+        relearnMs = t.relearnMs
+        maxIntervalMs = t.maxIntervalMs
+        standardGravity = t.standardGravity
+        filter = LowPass(timeConstantMs: t.gravityFilterMs)
+        tiltFilter = LowPass(timeConstantMs: t.tiltFilterMs)
+        strideFilter = LowPass(timeConstantMs: t.strideFilterMs)
+        rest = Rest(angleDeg: t.restAngleDeg, band: t.restBandG)
+        estimate.disturbance = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
+    }
+
+    var learnedGravity: Double? { magnitude.isConfirmed ? magnitude.value : nil }
+
+    /// The sensor's 1 g as estimated now (confirmed or not).
+    var gravity: Double { magnitude.value }
+
+    mutating func observe(_ sample: Sample) -> Bool {
+        let a = Vector3(sample)
+        let m2 = a.lengthSquared
+        guard m2.isFinite, m2 > 0 else { return false }
+        let m = m2.squareRoot()
+        // More than a thousand times the sensor's confirmed 1 g is no reading at all.
+        // Before that the estimate may itself come from a reading in free fall.
+        guard !magnitude.isConfirmed || m < 1000 * magnitude.value else { return false }
+        let t = Double(sample.timeMs)
+        guard started else {
+            started = true
+            magnitude.start(a)
+            filter.reset(to: a)
+            tiltFilter.reset(to: a)
+            strideFilter.reset(to: a)
+            rest.observe(a, length: m, at: t, creditMs: 0)
+            estimate.up = a.unit
+            estimate.tiltUp = estimate.up
+            estimate.strideUp = estimate.up
+            estimate.strideLength = 1
+            estimate.lastReadingMs = t
+            estimate.silenceMs = maxIntervalMs
+            publishRest()
+            return true
+        }
+        // A timestamp that does not increase counts as no time passing.
+        let dt = max(0, t - estimate.lastReadingMs)
+        let credit = min(dt, maxIntervalMs)
+        estimate.lastReadingMs = max(estimate.lastReadingMs, t)
+        // Silent: half as long again as this sensor took to send (timestamps jitter).
+        estimate.silenceMs = min(maxIntervalMs, max(1, 1.5 * dt))
+
+        rest.observe(a, length: m, at: t, creditMs: credit * 0.5)
+        let restFor = t - rest.sinceMs
+        magnitude.observe(a, dtMs: credit)
+        if rest.readings >= 2 && restFor >= restMs {
+            magnitude.rest(length: rest.mean.length, restMs: restFor, dtMs: credit,
+                           tolerance: tolerance, relearnMs: relearnMs)
+        }
+        let g = magnitude.value
+        let error = m / g - 1
+
+        // Disturbance, before the filter moves: the sideways part of the reading against
+        // the estimate (rescaled for the interval, so a steady turn measures the same at
+        // every rate: a filter that tracked continuously would lag by ω·τ) and its length's
+        // error, each in multiples of its calm limit.
+        let turned = (a * (1 / m) - estimate.up).length
+        let gain = filter.gain(dtMs: dt)
+        let lagScale = dt > 0 && filter.timeConstantMs > 0 ? min(1, filter.timeConstantMs * gain / dt) : 1
+        let d = max(turned * lagScale / calmChord, abs(error) / accelerationGate)
+        estimate.disturbance.observe(d, at: t)
+        estimate.lastDisturbance = d
+
+        let deviation = error / tolerance
+        filter.update(a, dtMs: dt, weight: 1 / (1 + deviation * deviation))
+        tiltFilter.update(filter.value, dtMs: dt)
+        strideFilter.update(a, dtMs: dt)
+        publishRest()
+        if estimate.restIsGravity && rest.readings >= 2 && restFor >= restMs {
+            if !restReached {
+                // The rest's mean is the best estimate there is; the filters go on from it.
+                restReached = true
+                filter.reset(to: rest.mean)
+                tiltFilter.reset(to: rest.mean)
+            }
+        } else {
+            restReached = false
+        }
+        estimate.up = filter.value.unit
+        estimate.tiltUp = tiltFilter.value.unit
+        estimate.strideUp = strideFilter.value.unit
+        // Before any rest the sensor's 1 g is a guess (the mean of readings pulled every
+        // way): the stride estimate is measured against StandardGravity then.
+        estimate.gravityConfirmed = magnitude.confirmedMs > 0
+        estimate.strideLength = strideFilter.value.length / (estimate.gravityConfirmed ? g : standardGravity)
+        return true
+    }
+
+    private mutating func publishRest() {
+        let mean = rest.mean
+        estimate.restUp = mean.unit
+        estimate.restSinceMs = rest.sinceMs
+        estimate.restReadings = rest.readings
+        estimate.restIsGravity = abs(mean.length / magnitude.value - 1) <= restGravity
+    }
+}

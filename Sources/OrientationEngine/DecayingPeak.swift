@@ -1,0 +1,40 @@
+/// The largest recent value of a quantity, forgotten exponentially: at time t it is the
+/// maximum over past observations dᵢ of dᵢ·e^(−(t − tᵢ)/τ).
+///
+/// The engine measures disturbance with it: a shake three times what counts as calm is
+/// remembered for τ·ln 3, one ten times as large for τ·ln 10. The hold after a movement
+/// thus grows with its size, as Android's settle time grows with a recent swing, without
+/// a separate hold for each kind of movement; and when the level will fall below a limit
+/// is known in advance (``time(fallingTo:)``), so a decision waiting for calm has an
+/// exact deadline.
+struct DecayingPeak: Sendable {
+    /// Time constant τ in ms.
+    let timeConstantMs: Double
+    /// The level at ``atMs``.
+    private(set) var level = 0.0
+    private(set) var atMs: Double = 0
+
+    init(timeConstantMs: Double) {
+        self.timeConstantMs = timeConstantMs
+    }
+
+    /// The level at time `t` (ms, not before ``atMs``).
+    func level(at t: Double) -> Double {
+        guard level > 0, t > atMs else { return level }
+        return timeConstantMs > 0 ? level * EngineMath.expNeg((t - atMs) / timeConstantMs) : 0
+    }
+
+    /// Takes an observation `d` at time `t`.
+    mutating func observe(_ d: Double, at t: Double) {
+        let now = level(at: t)
+        level = max(now, d)
+        atMs = max(atMs, t)
+    }
+
+    /// The time at which the level falls to `limit` (> 0); ``atMs`` or earlier if it is
+    /// already at or below it.
+    func time(fallingTo limit: Double) -> Double {
+        guard level > limit else { return atMs }
+        return atMs + timeConstantMs * EngineMath.log(level / limit)
+    }
+}

@@ -1,0 +1,56 @@
+/// What the judge is told about gravity after each reading: the first of the engine's
+/// two stages hands this to the second.
+///
+/// Everything the judge decides from is here, and nothing about how it was estimated:
+/// an accelerometer alone (``AccelerometerGravity``) or, where a gyroscope is fitted,
+/// one fused with it, behind the same ``GravityEstimator`` interface. Times are in ms on
+/// the samples' clock.
+struct GravityEstimate: Sendable {
+    /// Where gravity points (up, in the device frame), as a unit vector: orientation is
+    /// read from it.
+    var up = Vector3.zero
+    /// The same, averaged over about a stride: tilt is read from it, so that the periodic
+    /// forces of walking and running average out.
+    var tiltUp = Vector3.zero
+    /// A slow average of the readings (unit), over which a run's or a swing's forces
+    /// average out while gravity does not, and its length in g (of the sensor's 1 g once
+    /// a rest has shown it, of `StandardGravity` before).
+    var strideUp = Vector3.zero
+    var strideLength = 0.0
+    /// Whether a rest has shown the sensor's 1 g.
+    var gravityConfirmed = false
+    /// Recent disturbance, in multiples of what counts as calm (1): linear acceleration
+    /// and turning, as the largest recent value forgotten over `DisturbanceDecayMs`.
+    var disturbance = DecayingPeak(timeConstantMs: 0)
+    /// The last reading's own disturbance (held, a reading stands for itself).
+    var lastDisturbance = 0.0
+    /// The current run of unchanged readings (``Rest``): its mean direction (unit), when
+    /// it began, how many readings it holds, and whether its length is the sensor's 1 g
+    /// (then its mean is gravity itself).
+    var restUp = Vector3.zero
+    var restSinceMs = 0.0
+    var restReadings = 0
+    var restIsGravity = false
+    /// When the last reading came, and after how long without one the sensor counts as
+    /// silent (an event-driven sensor that stopped sending: its last reading still holds).
+    var lastReadingMs = 0.0
+    var silenceMs = 0.0
+
+    /// Whether the sensor has been silent at `t`.
+    func silent(at t: Double) -> Bool { t - lastReadingMs >= silenceMs }
+
+    /// How long the rest has lasted at `t`: to the last reading, or to `t` once the sensor
+    /// is silent (it would have sent a reading had anything changed).
+    func restMs(at t: Double) -> Double { (silent(at: t) ? t : lastReadingMs) - restSinceMs }
+}
+
+/// The first stage of the engine: readings in, a ``GravityEstimate`` out.
+protocol GravityEstimator: Sendable {
+    /// Takes one accelerometer reading; false when it is ignored (non-finite, zero, or
+    /// absurdly long), and then nothing changed.
+    mutating func observe(_ sample: Sample) -> Bool
+    /// The estimate after the last reading.
+    var estimate: GravityEstimate { get }
+    /// The sensor's 1 g in its own unit, once confirmed by about a second of rest.
+    var learnedGravity: Double? { get }
+}

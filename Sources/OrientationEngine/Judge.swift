@@ -1,0 +1,224 @@
+/// The engine's second stage: decides orientation and tilt from a ``GravityEstimate``.
+///
+/// One function, ``decide(at:_:)``, says for any time whether a change is due then or
+/// when it will be: the engine calls it at every reading and, with no new reading, at the
+/// time it returned (an event-driven sensor that stopped sending). The rules are written
+/// once, so the deadline can never disagree with the decision.
+///
+/// The state, as a person would describe it (``state``):
+/// - *settled*: nothing proposed; the reported orientation stands;
+/// - *proposing*: the estimate argues for another orientation, from the moment it passed
+///   `OrientationHysteresisDeg` beyond the 45° boundary;
+/// - *held flat* / *held overhead*: the screen faces the sky or the floor (beyond
+///   `MaxElevationDeg` or `MinElevationDeg`); the orientation is kept, and a proposal
+///   after it must wait `FlatExitMs` (a bump lifts an edge for a moment; a pick-up is a
+///   long, steady movement).
+///
+/// A proposal is committed by one of two kinds of evidence:
+/// - **rest**: the readings have not changed for `RestMs` (``Rest``), at the sensor's 1 g:
+///   their mean is gravity, and it is decided at once. People end a turn they mean by
+///   holding still; a hand still moving never rests. This is what makes the engine fast.
+/// - **calm**: the proposal has stood `OrientationSettleMs` and the disturbance has fallen
+///   to calm (it decays over `DisturbanceDecayMs` from its last peak, so the wait after a
+///   movement grows with its size). Under sustained linear acceleration (a run, a swing)
+///   the disturbance never falls and nothing is decided: what the accelerometer reads
+///   then is the hand's pull as much as gravity, and holding on is right far more often
+///   than following it.
+///
+/// - **stride**: under sustained linear acceleration a slow average of the readings
+///   (`StrideFilterMs`), over which a run's forces cancel, has proposed the same
+///   orientation for `StrideMs`: a turn made while running is followed a second or two
+///   later rather than never, and a wrong first reading taken mid-stride is corrected.
+///   Only while that average reads 1 g (within `AccelerationToleranceG`; before a rest
+///   has shown the sensor's 1 g, `StandardGravity`): a phone swung in a running hand is a
+///   pendulum, and the arm's pull does not cancel (in a recording it averaged 2 g, 60°
+///   from gravity).
+///
+/// Each needs `ConfirmReadings` readings (a single reading, at 10 Hz, may be one
+/// stride's sample that happened to read 1 g elsewhere), and is complete only at a
+/// reading or once the sensor is silent (its last reading stands for the time since):
+/// between the readings of a sensor that keeps sending, the next reading may contradict.
+/// Tilt follows the same three rules: rest (lasting `TiltSettleMs` too), calm on the slower
+/// tilt estimate after `TiltSettleMs` with a looser limit (`TiltDisturbanceLimit` times
+/// calm: its averaging copes with small strides), and the stride estimate's elevation.
+struct Judge: Sendable {
+    enum State: String, Sendable {
+        case settled, proposing
+        case heldFlat = "held-flat"
+        case heldOverhead = "held-overhead"
+    }
+
+    /// Which evidence committed a change.
+    enum Rule: String, Sendable {
+        case first = "first reading"
+        case rest = "at rest"
+        case calm = "calm"
+        case stride = "stride estimate"
+    }
+
+    /// What ``decide(at:_:)`` found: what to commit now, else when to look again.
+    struct Decision: Sendable {
+        var orientation: Orientation?
+        var orientationRule: Rule?
+        var tilt: Tilt?
+        var tiltRule: Rule?
+        /// The earliest later time at which a pending change would complete with no new
+        /// reading; nil when none would.
+        var untilMs: Double?
+
+        mutating func wait(_ t: Double) { untilMs = min(untilMs ?? t, t) }
+    }
+
+    let geometry: Geometry
+    private let settleMs: Double
+    private let flatExitMs: Double
+    private let restMs: Double
+    private let confirmReadings: Int
+    private let tiltSettleMs: Double
+    private let tiltDisturbanceLimit: Double
+    private let strideMs: Double
+    private let strideLengthTolerance: Double
+
+    private(set) var orientation: Orientation = .undefined
+    private(set) var tilt: Tilt = .undefined
+    private(set) var candidate = Candidate<Orientation>()
+    private(set) var tiltCandidate = Candidate<Tilt>()
+    private(set) var strideCandidate = Candidate<Orientation>()
+    private(set) var strideTiltCandidate = Candidate<Tilt>()
+    private(set) var zone = Geometry.Zone.free
+    /// When the estimate last came into the free zone (−∞: it never left it).
+    private(set) var freeSinceMs = -Double.infinity
+
+    init(tunables t: EngineTunables) {
+        geometry = Geometry(tunables: t)
+        settleMs = t.orientationSettleMs
+        flatExitMs = t.flatExitMs
+        restMs = t.restMs
+        confirmReadings = Int(t.confirmReadings)
+        tiltSettleMs = t.tiltSettleMs
+        tiltDisturbanceLimit = t.tiltDisturbanceLimit
+        strideMs = t.strideMs
+        strideLengthTolerance = t.accelerationToleranceG
+    }
+
+    var state: State {
+        switch zone {
+        case .flat: .heldFlat
+        case .overhead: .heldOverhead
+        case .free: candidate.value == nil ? .settled : .proposing
+        }
+    }
+
+    /// The first reading decides at once: the nearest orientation (none when flat or
+    /// overhead) and the plain tilt label.
+    mutating func start(_ e: GravityEstimate) {
+        let a = geometry.angles(e.up)
+        zone = a.zone
+        orientation = a.zone == .free ? Geometry.nearest(a.phi) : .undefined
+        freeSinceMs = a.zone == .free ? -.infinity : .infinity
+        tilt = geometry.tilt(a.elevation, current: nil)
+    }
+
+    /// Bookkeeping at a reading at `t`, `creditMs` after the one before: the zone and
+    /// the proposals.
+    mutating func observe(_ e: GravityEstimate, at t: Double, creditMs: Double) {
+        let a = geometry.angles(e.up)
+        zone = a.zone
+        if a.zone != .free {
+            freeSinceMs = .infinity
+        } else if freeSinceMs == .infinity {
+            freeSinceMs = t - creditMs * 0.5
+        }
+        let p = geometry.proposal(a, current: orientation)
+        candidate.propose(p == orientation ? nil : p, at: t, creditMs: creditMs * 0.5)
+        var stride: Orientation?
+        var strideTilt: Tilt?
+        if strideMs > 0 && abs(e.strideLength - 1) <= strideLengthTolerance {
+            let a = geometry.angles(e.strideUp)
+            stride = geometry.proposal(a, current: orientation)
+            strideTilt = geometry.tilt(a.elevation, current: tilt)
+        }
+        strideCandidate.propose(stride == orientation ? nil : stride, at: t, creditMs: creditMs * 0.5)
+        strideTiltCandidate.propose(strideTilt == tilt ? nil : strideTilt, at: t, creditMs: creditMs * 0.5)
+        let level = geometry.tilt(geometry.angles(e.tiltUp).elevation, current: tilt)
+        tiltCandidate.propose(level == tilt ? nil : level, at: t, creditMs: creditMs * 0.5)
+    }
+
+    /// When evidence that is complete in time at `needMs`, seen by `readings` readings, is
+    /// complete: at the last reading if it already is; else once the sensor is silent (its
+    /// last reading then counts once more); nil while it needs another reading.
+    private func due(_ needMs: Double, readings: Int, _ e: GravityEstimate) -> Double? {
+        guard needMs.isFinite else { return nil }
+        if readings >= confirmReadings && needMs <= e.lastReadingMs { return e.lastReadingMs }
+        if readings + 1 >= confirmReadings { return max(needMs, e.lastReadingMs + e.silenceMs) }
+        return nil
+    }
+
+    /// When the disturbance is at or below `limit` times calm for good (the last reading
+    /// itself too: held, it stands for itself); +∞ if that reading is not.
+    private func calm(_ e: GravityEstimate, limit: Double) -> Double {
+        e.lastDisturbance <= limit ? e.disturbance.time(fallingTo: limit) : .infinity
+    }
+
+    /// The decision at time `t` (at or after the last reading), with no reading after it.
+    func decide(at t: Double, _ e: GravityEstimate) -> Decision {
+        var d = Decision()
+        // Evidence due at `when`: committed if that is now (the first rule to commit
+        // wins: rest before calm, its mean being gravity itself), else waited for.
+        func orientation(_ when: Double?, _ value: Orientation, _ rule: Rule) {
+            guard let when else { return }
+            if when > t { d.wait(when) } else if d.orientation == nil { d.orientation = value; d.orientationRule = rule }
+        }
+        func tilt(_ when: Double?, _ value: Tilt, _ rule: Rule) {
+            guard let when else { return }
+            if when > t { d.wait(when) } else if d.tilt == nil { d.tilt = value; d.tiltRule = rule }
+        }
+        let restDue = restMs > 0 && e.restIsGravity && e.restReadings > 0 ? due(e.restSinceMs + restMs, readings: e.restReadings, e) : nil
+        if let restDue {
+            let a = geometry.angles(e.restUp)
+            if let p = geometry.proposal(a, current: self.orientation), p != self.orientation {
+                orientation(restDue, p, .rest)
+            }
+            // Tilt is no race: a rest must also have lasted TiltSettleMs (a stride tips a
+            // phone in a pocket, and near the top of the tip it is still for a moment).
+            let level = geometry.tilt(a.elevation, current: self.tilt)
+            if level != self.tilt {
+                tilt(due(e.restSinceMs + max(restMs, tiltSettleMs), readings: e.restReadings, e), level, .rest)
+            }
+        }
+        if let c = candidate.value {
+            let need = max(candidate.sinceMs + settleMs, calm(e, limit: 1), freeSinceMs + flatExitMs)
+            orientation(due(need, readings: candidate.readings, e), c, .calm)
+        }
+        if let c = strideCandidate.value {
+            orientation(due(strideCandidate.sinceMs + strideMs, readings: strideCandidate.readings, e), c, .stride)
+        }
+        if let c = strideTiltCandidate.value {
+            tilt(due(strideTiltCandidate.sinceMs + strideMs, readings: strideTiltCandidate.readings, e), c, .stride)
+        }
+        if let c = tiltCandidate.value {
+            let need = max(tiltCandidate.sinceMs + tiltSettleMs, calm(e, limit: tiltDisturbanceLimit))
+            tilt(due(need, readings: tiltCandidate.readings, e), c, .calm)
+        }
+        if d.orientation != nil || d.tilt != nil { d.untilMs = nil }
+        return d
+    }
+
+    /// Commits what `d` decided; true if anything changed.
+    mutating func apply(_ d: Decision) -> Bool {
+        var changed = false
+        if let o = d.orientation, o != orientation {
+            orientation = o
+            candidate.clear()
+            strideCandidate.clear()
+            changed = true
+        }
+        if let level = d.tilt, level != tilt {
+            tilt = level
+            tiltCandidate.clear()
+            strideTiltCandidate.clear()
+            changed = true
+        }
+        return changed
+    }
+}
