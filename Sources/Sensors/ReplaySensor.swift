@@ -12,8 +12,13 @@ import Posix
 ///   never blocks; samples reach the handler only while started.
 ///
 /// Either way the latest sample is kept, and at end of input the sensor stays present
-/// with its last sample. Engine time is the line's `t_ms`. Malformed lines are logged
-/// with their line number and skipped.
+/// with its last sample. Samples reach the engine stamped on the daemon's one clock,
+/// CLOCK_MONOTONIC, as every other backend's do: a file's line at the time it is played
+/// (its `t_ms` translated to when the file was opened), a stream's line at its `t_ms`
+/// translated to when the first line arrived (moved later whenever a line arrives after
+/// its stamp: a writer that paused). (Stamped with the recording's own `t_ms`, a deadline armed on the monotonic
+/// clock fell due at once, and every settle time completed on a single reading.)
+/// Malformed lines are logged with their line number and skipped.
 public final class ReplaySensor: SensorBackend {
     public let name: String
     public let kind = BackendKind.replay
@@ -90,16 +95,28 @@ public final class ReplaySensor: SensorBackend {
         return latest
     }
 
+    /// The `t_ms` of the last line a stream delivered (lines must increase), and what is
+    /// added to a line's `t_ms` to put it on the monotonic clock.
+    private var lastLineTimeMs: Int64?
+    private var streamOffsetMs: Int64?
+
     // MARK: Regular file
 
     private var elapsedMs: Int64 { MonotonicClock.milliseconds() - originMs }
     private var firstTimeMs: Int64 { samples.first?.timeMs ?? 0 }
 
+    /// A file's sample on the monotonic clock: when it is due to be played.
+    private func onMonotonicClock(_ sample: Sample) -> Sample {
+        var s = sample
+        s.timeMs = originMs + (sample.timeMs - firstTimeMs)
+        return s
+    }
+
     /// Moves past every sample already due, keeping the last as the latest.
     private func catchUp() {
         let now = elapsedMs
         while nextIndex < samples.count, samples[nextIndex].timeMs - firstTimeMs <= now {
-            latest = samples[nextIndex]
+            latest = onMonotonicClock(samples[nextIndex])
             nextIndex += 1
         }
     }
@@ -107,7 +124,7 @@ public final class ReplaySensor: SensorBackend {
     private func playDue() {
         let now = elapsedMs
         while nextIndex < samples.count, samples[nextIndex].timeMs - firstTimeMs <= now {
-            let sample = samples[nextIndex]
+            let sample = onMonotonicClock(samples[nextIndex])
             latest = sample
             nextIndex += 1
             handler?(sample)
@@ -185,7 +202,14 @@ public final class ReplaySensor: SensorBackend {
     private func acceptStreamLine(_ bytes: ArraySlice<UInt8>) {
         accept(Substring(String(decoding: bytes, as: UTF8.self)))
         // In stream mode `samples` only carries the line just parsed.
-        if let sample = samples.popLast() {
+        if var sample = samples.popLast() {
+            lastLineTimeMs = sample.timeMs
+            // On the monotonic clock, keeping the lines' spacing: a burst of a second's
+            // lines written at once is a second of readings, not one instant. Never
+            // before the line arrived: a writer slower than its stamps moves the offset.
+            let now = MonotonicClock.milliseconds()
+            streamOffsetMs = max(streamOffsetMs ?? (now - sample.timeMs), now - sample.timeMs)
+            sample.timeMs += streamOffsetMs ?? 0
             latest = sample
             handler?(sample)
         }
@@ -200,7 +224,7 @@ public final class ReplaySensor: SensorBackend {
         case .success(nil):
             break
         case .success(let sample?):
-            let previous = samples.last?.timeMs ?? latest?.timeMs
+            let previous = samples.last?.timeMs ?? lastLineTimeMs
             if let previous, sample.timeMs <= previous {
                 logger.warning("replay: line \(lineNumber): time \(sample.timeMs) ms does not come after \(previous) ms, skipped")
                 return

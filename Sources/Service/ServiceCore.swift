@@ -259,13 +259,16 @@ public final class ServiceCore {
         return out
     }
 
-    /// The engine's deadline passed without a new sample: the sensor's reading still
-    /// holds (event-driven sensors are silent while nothing changes), stamped `nowMs`.
-    /// A sensor with no reading to give (suppressed, gone) gives nothing.
+    /// The engine's deadline passed without a new sample: the sensor's last reading still
+    /// holds (event-driven sensors are silent while nothing changes), at `nowMs` on the
+    /// monotonic clock every backend stamps its samples with.
     public func deadlineReached(nowMs: Int64) -> [Emission] {
-        guard sensorRunning, sensorWanted, var sample = sensor?.currentSample() else { return [] }
-        sample.timeMs = max(sample.timeMs, nowMs)
-        return engine.feed(sample) ? applyEngineState() : []
+        guard sensorRunning, sensorWanted else { return [] }
+        // No new reading: the engine decides at the time (its deadline at least, the
+        // timer having fired for it), with the last reading standing. Feeding that
+        // reading again would make a sensor that fell silent look as if it kept sending.
+        let due = max(nowMs, engine.nextDeadlineMs ?? nowMs)
+        return engine.advance(toMs: due) ? applyEngineState() : []
     }
 
     private func claimSensor() -> [Emission] {

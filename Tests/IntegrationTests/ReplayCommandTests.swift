@@ -58,7 +58,7 @@ import TestSupport
 
     @Test func configSetsTunablesAndBadConfigIsRejectedNamingTheLine() throws {
         let good = directory + "/good.conf"
-        try "# slower\n[Engine]\nOrientationSettleMs = 600\n[Sensor]\nPollIntervalMs = 100\n".write(toFile: good, atomically: true, encoding: .utf8)
+        try "# slower\n[Engine]\nOrientationSettleMs = 600\nRestMs = 600\n[Sensor]\nPollIntervalMs = 100\n".write(toFile: good, atomically: true, encoding: .utf8)
         let slow = try ChildProcess.run(product: "orientationctl", arguments: ["replay", "--config", good, try writeTrace()], directory: directory)
         #expect(slow.status == 0)
         let t = Int(slow.stdout.split(separator: "\n").last?.split(separator: ",").first ?? "") ?? -1
