@@ -6,7 +6,7 @@
 # Builds a release orientationctl with SwiftPM and runs the traces' scorer with
 # `orientationctl replay` as the engine command on the synthetic set, the real
 # recordings, and the real recordings decimated to 25 and 10 Hz, printing each set's
-# tilt and score lines. Extra arguments go to score.py before the `--` (for example -v,
+# table per activity (scenario) and its tilt and score lines. Extra arguments go to score.py before the `--` (for example -v,
 # --filter walking, --json out.json), and then only the synthetic set is scored.
 #
 # Environment:
@@ -46,7 +46,7 @@ mapfile -t flags < <("$root/scripts/release-flags.sh")
 "$swift" build --package-path "$root" --scratch-path "$scratch" "${flags[@]}" --product orientationctl >&2
 bin=$("$swift" build --package-path "$root" --scratch-path "$scratch" "${flags[@]}" --show-bin-path)
 
-# One score.py run per set; the last two lines of each are the set's tilt and score lines.
+# One score.py run per set: its table per activity, then its tilt and score lines.
 #   synthetic     the labelled synthetic traces (TRACES)
 #   real          the real recordings (REAL, default TRACES/real)
 #   real@25Hz     the same, decimated to 25 Hz (the first sample at or after each 40 ms tick)
@@ -59,8 +59,10 @@ fi
 status=0
 score_set() {
     local label=$1 dir=$2 out
-    out=$(python3 "$traces/score.py" --traces "$dir" -- "$bin/orientationctl" replay ${REPLAY_ARGS:-}) || status=$?
+    out=$(python3 "$traces/score.py" -v --traces "$dir" -- "$bin/orientationctl" replay ${REPLAY_ARGS:-}) || status=$?
     echo "== $label ($dir)"
+    # The per-activity (scenario) table, then the set's tilt and score lines.
+    printf '%s\n' "$out" | sed -n '/^scenario /,/^$/p'
     printf '%s\n' "$out" | grep -E '^(tilt|score):'
 }
 score_set synthetic "$traces"
