@@ -10,7 +10,9 @@
 struct DecayingPeak: Sendable {
     /// Time constant τ in ms.
     let timeConstantMs: Double
-    /// The level at ``atMs``.
+    /// The last peak: the observation that set the level, and when. (Later, smaller
+    /// observations change nothing: the level goes on decaying from the peak, so when it
+    /// fell below a limit is known exactly, even afterwards.)
     private(set) var level = 0.0
     private(set) var atMs: Double = 0
 
@@ -26,13 +28,13 @@ struct DecayingPeak: Sendable {
 
     /// Takes an observation `d` at time `t`.
     mutating func observe(_ d: Double, at t: Double) {
-        let now = level(at: t)
-        level = max(now, d)
+        guard d >= level(at: t) else { return }
+        level = d
         atMs = max(atMs, t)
     }
 
-    /// The time at which the level falls to `limit` (> 0); ``atMs`` or earlier if it is
-    /// already at or below it.
+    /// The time at which the level falls (or fell) to `limit` (> 0): after the last peak,
+    /// or at it if the peak was no higher.
     func time(fallingTo limit: Double) -> Double {
         guard level > limit else { return atMs }
         return atMs + timeConstantMs * EngineMath.log(level / limit)

@@ -79,7 +79,13 @@ public struct EngineTunables: Sendable, Equatable {
 
     /// `MaxElevationDeg`: beyond this elevation of the screen normal the device is flat
     /// and keeps its orientation.
-    public var maxElevationDeg: Double = 70
+    public var maxElevationDeg: Double = 65
+
+    /// `CalmElevationDeg`: the calm and stride rules commit only while the screen normal is
+    /// less than this far above the horizon: near flat, φ is ill-conditioned and a hand's
+    /// wobble swings it across a boundary; only a rest, whose mean is gravity itself,
+    /// decides between this and `MaxElevationDeg` (a reading posture leaned back 60°).
+    public var calmElevationDeg: Double = 60
 
     /// `MinElevationDeg`: below this elevation (the screen toward the floor: a phone held
     /// overhead, lying in bed) the device keeps its orientation, as Android's overhead rule.
@@ -169,6 +175,8 @@ public struct EngineTunables: Sendable, Equatable {
               summary: "how long the stride estimate must propose another orientation before it is committed (0: off)"),
         Entry(key: "MaxElevationDeg", path: \.maxElevationDeg, unit: "degrees", min: 1, max: 90,
               summary: "beyond this elevation of the screen normal the device is flat and keeps its orientation"),
+        Entry(key: "CalmElevationDeg", path: \.calmElevationDeg, unit: "degrees", min: 1, max: 90,
+              summary: "above this elevation only a rest commits an orientation change (calm and stride rules do not)"),
         Entry(key: "MinElevationDeg", path: \.minElevationDeg, unit: "degrees", min: -90, max: 0,
               summary: "below this elevation (screen toward the floor, held overhead) the device keeps its orientation"),
         Entry(key: "FlatExitMs", path: \.flatExitMs, unit: "ms", min: 0, max: 60_000,

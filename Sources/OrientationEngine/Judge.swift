@@ -14,17 +14,15 @@
 ///   after it must wait `FlatExitMs` (a bump lifts an edge for a moment; a pick-up is a
 ///   long, steady movement).
 ///
-/// A proposal is committed by one of two kinds of evidence:
+/// A proposal is committed by one of three kinds of evidence:
 /// - **rest**: the readings have not changed for `RestMs` (``Rest``), at the sensor's 1 g:
 ///   their mean is gravity, and it is decided at once. People end a turn they mean by
 ///   holding still; a hand still moving never rests. This is what makes the engine fast.
 /// - **calm**: the proposal has stood `OrientationSettleMs` and the disturbance has fallen
 ///   to calm (it decays over `DisturbanceDecayMs` from its last peak, so the wait after a
 ///   movement grows with its size). Under sustained linear acceleration (a run, a swing)
-///   the disturbance never falls and nothing is decided: what the accelerometer reads
-///   then is the hand's pull as much as gravity, and holding on is right far more often
-///   than following it.
-///
+///   the disturbance never falls: what the accelerometer reads then is the hand's pull
+///   as much as gravity, and holding on is right far more often than following it.
 /// - **stride**: under sustained linear acceleration a slow average of the readings
 ///   (`StrideFilterMs`), over which a run's forces cancel, has proposed the same
 ///   orientation for `StrideMs`: a turn made while running is followed a second or two
@@ -33,6 +31,9 @@
 ///   has shown the sensor's 1 g, `StandardGravity`): a phone swung in a running hand is a
 ///   pendulum, and the arm's pull does not cancel (in a recording it averaged 2 g, 60°
 ///   from gravity).
+///
+/// Calm and stride commit only below `CalmElevationDeg` (near flat, φ is ill-conditioned
+/// and a hand's wobble swings it across a boundary); a rest up to `MaxElevationDeg`.
 ///
 /// Each needs `ConfirmReadings` readings (a single reading, at 10 Hz, may be one
 /// stride's sample that happened to read 1 g elsewhere), and is complete only at a
@@ -50,7 +51,6 @@ struct Judge: Sendable {
 
     /// Which evidence committed a change.
     enum Rule: String, Sendable {
-        case first = "first reading"
         case rest = "at rest"
         case calm = "calm"
         case stride = "stride estimate"
@@ -78,6 +78,7 @@ struct Judge: Sendable {
     private let tiltDisturbanceLimit: Double
     private let strideMs: Double
     private let strideLengthTolerance: Double
+    private let calmElevationDeg: Double
 
     private(set) var orientation: Orientation = .undefined
     private(set) var tilt: Tilt = .undefined
@@ -94,11 +95,12 @@ struct Judge: Sendable {
         settleMs = t.orientationSettleMs
         flatExitMs = t.flatExitMs
         restMs = t.restMs
-        confirmReadings = Int(t.confirmReadings)
+        confirmReadings = Int(t.confirmReadings.rounded(.up))
         tiltSettleMs = t.tiltSettleMs
         tiltDisturbanceLimit = t.tiltDisturbanceLimit
         strideMs = t.strideMs
         strideLengthTolerance = t.accelerationToleranceG
+        calmElevationDeg = t.calmElevationDeg
     }
 
     var state: State {
@@ -129,13 +131,14 @@ struct Judge: Sendable {
         } else if freeSinceMs == .infinity {
             freeSinceMs = t - creditMs * 0.5
         }
-        let p = geometry.proposal(a, current: orientation)
+        // Near flat only a rest decides (CalmElevationDeg).
+        let p = a.elevation < calmElevationDeg ? geometry.proposal(a, current: orientation) : nil
         candidate.propose(p == orientation ? nil : p, at: t, creditMs: creditMs * 0.5)
         var stride: Orientation?
         var strideTilt: Tilt?
         if strideMs > 0 && abs(e.strideLength - 1) <= strideLengthTolerance {
             let a = geometry.angles(e.strideUp)
-            stride = geometry.proposal(a, current: orientation)
+            stride = a.elevation < calmElevationDeg ? geometry.proposal(a, current: orientation) : nil
             strideTilt = geometry.tilt(a.elevation, current: tilt)
         }
         strideCandidate.propose(stride == orientation ? nil : stride, at: t, creditMs: creditMs * 0.5)

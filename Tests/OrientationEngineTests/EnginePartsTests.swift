@@ -1,0 +1,104 @@
+import Testing
+@testable import OrientationEngine
+
+/// The engine's small value types, each on its own.
+@Suite("Engine parts")
+struct EnginePartsTests {
+    @Test("log agrees with the identities it is used for")
+    func logarithm() {
+        for x in [1e-9, 0.1, 0.5, 1, 1.5, 2, 3, 10, 1e6] {
+            // e^(−|ln x|) = min(x, 1/x), through the engine's own exponential.
+            #expect(abs(EngineMath.expNeg(abs(EngineMath.log(x))) - min(x, 1 / x)) <= 1e-12, "x = \(x)")
+        }
+        #expect(EngineMath.log(1) == 0)
+        #expect(EngineMath.log(0) == -.infinity)
+        #expect(EngineMath.log(-1).isNaN)
+    }
+
+    @Test("a decaying peak: a movement k times calm is remembered for τ·ln k, and a smaller one after it changes nothing")
+    func decayingPeak() {
+        var p = DecayingPeak(timeConstantMs: 150)
+        p.observe(3, at: 1000)
+        #expect(abs(p.time(fallingTo: 1) - (1000 + 150 * EngineMath.log(3))) < 1e-9)
+        var big = DecayingPeak(timeConstantMs: 150)
+        big.observe(10, at: 1000)
+        #expect(big.time(fallingTo: 1) > p.time(fallingTo: 1) + 150)
+        // A smaller observation after the peak: the level goes on decaying from the peak,
+        // and when it fell to calm is still known (not "now").
+        let fell = p.time(fallingTo: 1)
+        p.observe(0.2, at: 1300)
+        #expect(p.time(fallingTo: 1) == fell)
+        #expect(abs(p.level(at: 1300) - 3 * EngineMath.expNeg(300.0 / 150)) < 1e-12)
+        // A larger one is a new peak.
+        p.observe(2, at: 1400)
+        #expect(p.time(fallingTo: 1) > 1400)
+    }
+
+    @Test("a low-pass filter is the same filter at 10 and at 200 Hz")
+    func lowPassRateIndependence() {
+        var slow = LowPass(timeConstantMs: 100)
+        var fast = LowPass(timeConstantMs: 100)
+        let target = Vector3(x: 1, y: 0, z: 0)
+        for _ in 0..<3 { slow.update(target, dtMs: 100) }
+        for _ in 0..<60 { fast.update(target, dtMs: 5) }
+        #expect(abs(slow.value.x - fast.value.x) < 1e-9)
+        #expect(abs(slow.value.x - (1 - EngineMath.expNeg(3))) < 1e-9)
+    }
+
+    @Test("a rest is measured from its mean: one noisy first reading does not end it")
+    func restFromTheMean() {
+        var r = Rest(angleDeg: 5, band: 0.04)
+        let noisy = poseSample(t: 0, phi: 4, theta: 0)
+        r.observe(Vector3(noisy), length: 9.81, at: 0, creditMs: 0)
+        // Readings at φ = 0, more than 5° from the first at φ = 4 after three of them:
+        // within 5° of the mean, so the run goes on.
+        for (i, phi) in [0.0, 0, 0, -1.5].enumerated() {
+            r.observe(Vector3(poseSample(t: Int64(i + 1) * 10, phi: phi, theta: 0)), length: 9.81, at: Double(i + 1) * 10, creditMs: 5)
+        }
+        #expect(r.readings == 5 && r.sinceMs == 0)
+        // A reading 10 % longer breaks it.
+        r.observe(Vector3(poseSample(t: 60, phi: 0, theta: 0, g: 9.81 * 1.1)), length: 9.81 * 1.1, at: 60, creditMs: 5)
+        #expect(r.readings == 1 && r.sinceMs == 55)
+    }
+
+    @Test("a candidate counts the readings that propose it and starts over on another")
+    func candidate() {
+        var c = Candidate<Orientation>()
+        c.propose(.leftUp, at: 100, creditMs: 10)
+        c.propose(.leftUp, at: 120, creditMs: 10)
+        #expect(c.value == .leftUp && c.readings == 2 && c.sinceMs == 90)
+        c.propose(.rightUp, at: 140, creditMs: 10)
+        #expect(c.value == .rightUp && c.readings == 1 && c.sinceMs == 130)
+        c.propose(nil, at: 160, creditMs: 10)
+        #expect(c.value == nil && c.readings == 0)
+    }
+}
+
+/// Near flat, only a rest decides.
+@Suite("Calm elevation")
+struct CalmElevationTests {
+    /// Normal at the given elevation for 1 s at 50 Hz, then right-up at that elevation with
+    /// `tremor` degrees of alternating wobble (no rest when it exceeds RestAngleDeg from
+    /// the mean) for 2 s.
+    func turned(elevation: Double, tremor: Double) -> Orientation {
+        var e = OrientationEngine()
+        var t: Int64 = 0
+        while t < 1000 { e.feed(poseSample(t: t, phi: 0, theta: elevation)); t += 20 }
+        var i = 0
+        while t < 3000 {
+            e.feed(poseSample(t: t, phi: 90 + (i % 2 == 0 ? tremor : -tremor), theta: elevation))
+            t += 20
+            i += 1
+        }
+        return e.orientation
+    }
+
+    @Test("leaned back 62°, a wobbling hand's turn is not decided; held still it is")
+    func onlyRestDecidesNearFlat() {
+        let elevation = EngineTunables.default.calmElevationDeg + 2
+        #expect(turned(elevation: elevation, tremor: 7) == .normal)
+        #expect(turned(elevation: elevation, tremor: 0) == .rightUp)
+        // Below CalmElevationDeg the same wobbling turn is decided by calm.
+        #expect(turned(elevation: EngineTunables.default.calmElevationDeg - 15, tremor: 7) == .rightUp)
+    }
+}
