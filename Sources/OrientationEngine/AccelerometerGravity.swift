@@ -23,7 +23,7 @@ struct AccelerometerGravity: GravityEstimator {
     private let standardGravity: Double
 
     private var started = false
-    private var magnitude = GravityMagnitude()
+    private var magnitude: GravityMagnitude
     private var filter: LowPass
     private var tiltFilter: LowPass
     private var strideFilter: LowPass
@@ -41,6 +41,7 @@ struct AccelerometerGravity: GravityEstimator {
         relearnMs = t.relearnMs
         maxIntervalMs = t.maxIntervalMs
         standardGravity = t.standardGravity
+        magnitude = GravityMagnitude(standardGravity: t.standardGravity)
         filter = LowPass(timeConstantMs: t.gravityFilterMs)
         tiltFilter = LowPass(timeConstantMs: t.tiltFilterMs)
         strideFilter = LowPass(timeConstantMs: t.strideFilterMs)

@@ -33,7 +33,7 @@ public struct EngineTunables: Sendable, Equatable {
 
     /// `TiltFilterMs`: time constant of the slower low-pass of the gravity estimate from
     /// which tilt is judged, over which the periodic forces of a stride average out.
-    public var tiltFilterMs: Double = 250
+    public var tiltFilterMs: Double = 100
 
     /// `RestAngleDeg`: readings within this angle of each other (and `RestBandG` in length)
     /// for `RestMs` are a rest: the device is held still, and their mean is gravity.
@@ -57,7 +57,7 @@ public struct EngineTunables: Sendable, Equatable {
 
     /// `StrideFilterMs`: time constant of the *stride estimate*, a slow low-pass of the
     /// readings over which a run's or a swing's forces average out while gravity does not.
-    public var strideFilterMs: Double = 500
+    public var strideFilterMs: Double = 1000
 
     // MARK: The judge
 

@@ -76,16 +76,18 @@ struct Geometry: Sendable {
         return .bottomUp
     }
 
-    /// Tilt label for an elevation θ (degrees). With a current state, each threshold is
-    /// moved `TiltHysteresisDeg` away from it; without one, the plain thresholds apply:
-    /// |θ| ≤ 20 vertical, 20 < θ < 70 tilted-up, θ ≥ 70 face-up (and mirrored below).
+    /// Tilt label for an elevation θ (degrees). With a current state, the thresholds of
+    /// that state's own band are moved `TiltHysteresisDeg` away from it (it is left only
+    /// clearly past its edge; a reading far beyond is judged by the plain thresholds);
+    /// without one, the plain thresholds apply: |θ| ≤ 20 vertical, 20 < θ < 70
+    /// tilted-up, θ ≥ 70 face-up (and mirrored below).
     func tilt(_ theta: Double, current: Tilt?) -> Tilt {
         let h = current == nil || current == .undefined ? 0 : tiltHysteresisDeg
         let level = current.map(Self.levelIndex) ?? 2
-        // Boundary j separates level j and j + 1 (0 face-down ... 4 face-up). From above it
-        // is crossed at b − h, from below at b + h.
+        // Boundary j separates level j and j + 1 (0 face-down ... 4 face-up). The current
+        // level's own edges: from above at b − h, from below at b + h.
         func passed(_ j: Int, _ b: Double, inclusive: Bool) -> Bool {
-            let edge = level > j ? b - h : b + h
+            let edge = j == level - 1 ? b - h : j == level ? b + h : b
             return inclusive ? theta >= edge : theta > edge
         }
         var n = 0

@@ -11,7 +11,8 @@
 /// that happen to agree for a moment cannot walk it away), and a reading that stays steady in direction and length for
 /// `RelearnMs` at another length replaces it, whatever it was (a sensor whose scale
 /// changed, or an estimate that started from a reading taken in motion). Until the
-/// first rest it is the length of the mean reading of the last second or so, starting from
+/// first rest it is `StandardGravity` when the scale looks plausible
+/// (``plausibleRatio``), else the length of the mean reading of the last second or so, starting from
 /// the first one: a first reading taken mid-stride is not taken for 1 g for as long as
 /// the person keeps walking. (The length of the mean, not the mean of the lengths: over a
 /// stride the forces cancel and the mean reading is gravity, while the lengths of readings
@@ -24,34 +25,55 @@ struct GravityMagnitude: Sendable {
     static let confirmedAfterMs = 1000.0
     /// Time constant, in rest time, over which a rest near the value moves it.
     static let learnMs = 500.0
+    /// How long a rest must last to teach anything: a pendulum at the end of its swing,
+    /// or two readings at 10 Hz that happen to agree in the middle of a run, are still for
+    /// a moment at a length that is not 1 g.
+    static let learnAfterMs = 300.0
 
     /// The value (the samples' unit); 0 before the first sample.
     private(set) var value = 0.0
     /// Rest time that confirmed the value so far.
     private(set) var confirmedMs = 0.0
 
+    /// Before the first rest, a stand-in within this factor of `StandardGravity` is taken
+    /// to be a right scale, and `StandardGravity` is used: a phone swung in a running hand
+    /// averages up to 2 g, and judged against that, every reading of the swing looks
+    /// calm. A sensor whose scale is wrong by more (milli-g as m/s², 26 g) is judged
+    /// against its own stand-in until a rest shows its 1 g.
+    static let plausibleRatio = 2.5
+
     private var mean = LowPass(timeConstantMs: unconfirmedMeanMs)
+    private let standardGravity: Double
+
+    init(standardGravity: Double) {
+        self.standardGravity = standardGravity
+    }
 
     /// Starts from a first reading.
     mutating func start(_ a: Vector3) {
         mean.reset(to: a)
-        value = a.length
         confirmedMs = 0
+        standIn(a.length)
     }
 
     /// A reading, `dt` ms after the one before: moves the stand-in until the first rest.
     mutating func observe(_ a: Vector3, dtMs dt: Double) {
         guard confirmedMs == 0 else { return }
         mean.update(a, dtMs: dt)
-        let length = mean.value.length
-        if length > 0 { value = length }
+        standIn(mean.value.length)
+    }
+
+    private mutating func standIn(_ length: Double) {
+        guard length > 0, length.isFinite else { return }
+        let ratio = length / standardGravity
+        value = ratio < Self.plausibleRatio && ratio > 1 / Self.plausibleRatio ? standardGravity : length
     }
 
     /// A rest `restMs` long (already at least `RestMs`) whose mean reads `length`, seen
     /// again after `dt` ms: it confirms a value within `tolerance` (a fraction) and
     /// becomes the value; one farther away does so once it has lasted `relearnMs`.
     mutating func rest(length: Double, restMs: Double, dtMs dt: Double, tolerance: Double, relearnMs: Double) {
-        guard length > 0, length.isFinite else { return }
+        guard length > 0, length.isFinite, restMs >= Self.learnAfterMs else { return }
         let near = abs(length / value - 1) <= tolerance
         if near {
             value += (1 - EngineMath.expNeg(dt / Self.learnMs)) * (length - value)

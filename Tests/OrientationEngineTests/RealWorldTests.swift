@@ -64,6 +64,62 @@ struct RealWorldTests {
         #expect(e.scaleWarning?.contains("gravity reads 256 m/s^2") == true, "\(e.scaleWarning ?? "no warning")")
     }
 
+    @Test("iio-sensor-proxy's test goes on: a steady reading three times as long is the new gravity, face-up", arguments: [10.0, 100])
+    func steadyReadingIsGravityWhateverItsLength(hz: Double) {
+        // (0, -256, 0) then (-256, 0, 724): steady in direction and length, |a| = 768.
+        var e = OrientationEngine()
+        var t: Int64 = 0
+        let period = Int64(1000 / hz)
+        while t < 2000 { e.feed(Sample(timeMs: t, x: 0, y: -256, z: 0)); t += period }
+        #expect(e.tilt == .vertical)
+        let change = t
+        var faceUp: Int64?
+        while t < change + 3000 {
+            e.feed(Sample(timeMs: t, x: -256, y: 0, z: 724))
+            if faceUp == nil && e.tilt == .faceUp { faceUp = t - change }
+            t += period
+        }
+        // Re-learned after RelearnMs of the steady reading, then decided as any rest.
+        let bound = Int64(EngineTunables.default.relearnMs + EngineTunables.default.tiltSettleMs) + 2 * period
+        #expect(faceUp.map { $0 <= bound } == true, "\(hz) Hz: face-up after \(String(describing: faceUp)) ms")
+        #expect(abs((e.learnedGravity ?? 0) - 768) < 8, "learned \(e.learnedGravity ?? 0)")
+    }
+
+    @Test("a pendulum's moments of stillness at another length do not teach the 1 g")
+    func briefStillnessTeachesNothing() {
+        var e = OrientationEngine()
+        var t: Int64 = 0
+        while t < 2000 { e.feed(poseSample(t: t, phi: 0, theta: 0)); t += 10 }
+        let learned = e.learnedGravity ?? 0
+        #expect(abs(learned - 9.81) < 0.1)
+        // A swing's ends: 200 ms still at 1.15 g, then 100 ms of pull, again and again.
+        for _ in 0..<30 {
+            let end = t + 200
+            while t < end { e.feed(poseSample(t: t, phi: 10, theta: 0, g: 9.81 * 1.15)); t += 10 }
+            let swing = t + 100
+            while t < swing { e.feed(poseSample(t: t, phi: 40, theta: 0, g: 9.81 * 0.7)); t += 10 }
+        }
+        #expect(abs((e.learnedGravity ?? 0) - learned) < 0.05, "learned \(e.learnedGravity ?? 0)")
+    }
+
+    @Test("before any rest, a sensor of a plausible scale is judged against StandardGravity: a 2 g pull is no calm")
+    func pullBeforeAnyRestIsNotCalm() {
+        // Started while a phone is swung in a running hand: never still, its mean reading
+        // 2 g along the arm, 70° from where the first reading showed gravity.
+        var e = OrientationEngine()
+        var t: Int64 = 0
+        e.feed(poseSample(t: t, phi: 0, theta: 0))
+        var i = 0
+        var seen = Set<Orientation>()
+        while t < 4000 {
+            t += 10
+            i += 1
+            e.feed(poseSample(t: t, phi: -70 + (i % 2 == 0 ? 3 : -3), theta: 0, g: 9.81 * (i % 4 < 2 ? 1.7 : 2.3)))
+            seen.insert(e.orientation)
+        }
+        #expect(seen == [.normal], "\(seen)")
+    }
+
     @Test("a long shake or a free fall does not poison the learned gravity")
     func gravityNotPoisoned() {
         var e = OrientationEngine()
