@@ -40,4 +40,17 @@ import TestSupport
                 "stderr:\n\(fixture.stderr)")
         #expect(fixture.stderr.components(separatedBy: "sensor scale looks wrong").count == 2, "logged once")
     }
+
+    @Test func aSteadyReadingOfAnotherLengthIsTheNewGravity() throws {
+        // iio-sensor-proxy's test_iio_poll_accel goes on from 26 g to a steady reading three
+        // times as long (x −256, z 724 m/s^2: 70.5° above the horizon): face-up, once the
+        // daemon has seen that it stays (the learned 1 g re-learned, not every reading
+        // taken for linear acceleration).
+        let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioPoll(raw: (0, -256_000_000, 0), scale: "0.000001"))
+        #expect(peer.waitUntil(seconds: 5) { (try? peer.managerProperty("Tilt")) == .string("vertical") },
+                "stderr:\n\(fixture.stderr)")
+        try SensorPollTests.setRaw(fixture, FakeDevice.syspath(0), (-256_000_000, 0, 724_000_000))
+        #expect(peer.waitUntil(seconds: 5) { (try? peer.managerProperty("Tilt")) == .string("face-up") },
+                "stderr:\n\(fixture.stderr)")
+    }
 }
