@@ -24,6 +24,8 @@ public final class IIOBufferSensor: SensorBackend {
     private var problems = ProblemLog()
     private var failure = FailureReport()
     private var usableSinceStart = false
+    private var clock: FrameClock
+    private var warnedTimestamps = false
 
     static let axisChannels = ["in_accel_x", "in_accel_y", "in_accel_z"]
     static let timestampChannel = "in_timestamp"
@@ -114,11 +116,22 @@ public final class IIOBufferSensor: SensorBackend {
         if SysfsFile.exists(path + "/buffer/length"), case .failure(let error) = SysfsFile.write(path + "/buffer/length", Self.bufferLength) {
             logger.debug("\(label): cannot set buffer/length: \(error)")
         }
+        var periodMs: Double?
         if SysfsFile.exists(path + "/sampling_frequency") {
             let value = SamplingFrequency.choose(available: attribute("sampling_frequency_available")
                 ?? attribute("in_accel_sampling_frequency_available"))
-            _ = SysfsFile.write(path + "/sampling_frequency", value)
+            if case .success = SysfsFile.write(path + "/sampling_frequency", value),
+               let hz = SysfsNumber.parseDouble(attribute("sampling_frequency") ?? value), hz > 0 {
+                periodMs = 1000 / hz
+            }
         }
+        // Frame timestamps on the daemon's clock, where the kernel lets us choose it.
+        var monotonic = false
+        if useTimestamp, SysfsFile.exists(path + "/current_timestamp_clock") {
+            _ = SysfsFile.write(path + "/current_timestamp_clock", "monotonic")
+            monotonic = attribute("current_timestamp_clock")?.trimmingWhitespace() == "monotonic"
+        }
+        clock = FrameClock(periodMs: periodMs, timestampsAreMonotonic: monotonic)
         hasRawAttributes = IIOCalibration.axes.allSatisfy { SysfsFile.exists(path + "/in_accel_\($0)_raw") }
         let (matrix, source) = MountMatrix.resolve(
             override: environment.settings.mountMatrixOverride, property: device.properties["ACCEL_MOUNT_MATRIX"],
@@ -172,20 +185,29 @@ public final class IIOBufferSensor: SensorBackend {
         _ = SysfsFile.write(syspath + "/buffer/enable", "0")
     }
 
-    /// One chunk read from the buffer: whole frames; a trailing partial frame is dropped.
+    /// One chunk read from the buffer: whole frames, each stamped by the ``FrameClock``;
+    /// a trailing partial frame is dropped.
     private func frames(_ chunk: ArraySlice<UInt8>) {
         let frameBytes = layout.frameBytes
+        var frames: [ArraySlice<UInt8>] = []
         var offset = chunk.startIndex
         while offset + frameBytes <= chunk.endIndex {
-            frame(chunk[offset..<offset + frameBytes])
+            frames.append(chunk[offset..<offset + frameBytes])
             offset += frameBytes
         }
+        let (stamps, believed) = clock.stamps(readAtMs: MonotonicClock.milliseconds(),
+                                               timestampsNs: frames.map { layout.value(of: Self.timestampChannel, in: $0) })
+        if !believed && !warnedTimestamps {
+            warnedTimestamps = true
+            environment.logger.warning("\(name): frame timestamps are not on the monotonic clock or not plausible: frames spread by the sampling period instead")
+        }
+        for (bytes, stamp) in zip(frames, stamps) { frame(bytes, at: stamp) }
         if offset < chunk.endIndex {
             problems.report("\(name): truncated frame (\(chunk.endIndex - offset) of \(frameBytes) bytes): dropped", logger: environment.logger)
         }
     }
 
-    private func frame(_ bytes: ArraySlice<UInt8>) {
+    private func frame(_ bytes: ArraySlice<UInt8>, at timeMs: Int64) {
         var raw: [Double] = []
         for channel in Self.axisChannels {
             guard let value = layout.value(of: channel, in: bytes) else { return }
@@ -201,7 +223,7 @@ public final class IIOBufferSensor: SensorBackend {
             silenceTimer?.disarm()
         }
         let oriented = matrix.apply(x: x, y: y, z: z)
-        let sample = Sample(timeMs: MonotonicClock.milliseconds(), x: oriented.x, y: oriented.y, z: oriented.z)
+        let sample = Sample(timeMs: timeMs, x: oriented.x, y: oriented.y, z: oriented.z)
         latest = sample
         handler?(sample)
     }
