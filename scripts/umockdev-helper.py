@@ -16,6 +16,9 @@ it prints is {"ok": true, "root": DIR}. Commands ("op"):
   stream  node, raw [x, y, z], ms: an IIO buffer frame (s16 x, y, z, s64 timestamp)
           every ms milliseconds (0 stops)
   pose    raw [x, y, z]: one frame now; answers its CLOCK_MONOTONIC time "t" (ns)
+  play    node, frames [[t_ms, x, y, z], ...]: each frame written at its t_ms after now
+          (a recording at its own timing, stamped when written); answers the
+          CLOCK_MONOTONIC time "t" (ns) that t_ms counts from
 """
 import json
 import os
@@ -40,6 +43,20 @@ def frame():
 def tick():
     frame()
     return True
+
+
+def play_next(node, frames, start_ns, i):
+    """Writes every frame that is due and schedules the next: paced by the monotonic
+    clock from the start, so timer slack does not add up."""
+    now = time.monotonic_ns()
+    while i < len(frames) and start_ns + frames[i][0] * 1_000_000 <= now:
+        x, y, z = frames[i][1:]
+        os.write(testbed.get_dev_fd(node), struct.pack("<hhhxxq", x, y, z, time.monotonic_ns()))
+        i += 1
+    if i < len(frames):
+        wait_ms = max(0, (start_ns + frames[i][0] * 1_000_000 - time.monotonic_ns()) // 1_000_000)
+        GLib.timeout_add(wait_ms, play_next, node, frames, start_ns, i)
+    return False
 
 
 def handle(r):
@@ -70,6 +87,10 @@ def handle(r):
             stream["source"] = 0
         if r["ms"] > 0:
             stream["source"] = GLib.timeout_add(r["ms"], tick)
+    elif op == "play":
+        start = time.monotonic_ns()
+        play_next(r["node"], r["frames"], start, 0)
+        return {"t": start}
     elif op == "pose":
         stream["raw"] = tuple(r["raw"])
         t = time.monotonic_ns()

@@ -7,6 +7,8 @@ import TestSupport
 final class Peer {
     let connection: Connection
     private(set) var signals: [Message] = []
+    /// When each of `signals` was received (CLOCK_MONOTONIC ms).
+    private(set) var signalTimesMs: [Int64] = []
     private(set) var received: [Message] = []
 
     static let service = "org.orientationd.Orientation1"
@@ -17,7 +19,10 @@ final class Peer {
     init(bus: TestBus, watchManager: Bool = true) throws {
         connection = try Connection.open(.address(bus.address))
         connection.addHandler { [unowned self] message in
-            if message.kind == .signal { self.signals.append(message) }
+            if message.kind == .signal {
+                self.signals.append(message)
+                self.signalTimesMs.append(MonotonicClock.milliseconds())
+            }
             return false
         }
         if watchManager {
@@ -86,6 +91,7 @@ final class Peer {
     func clearSignals() {
         connection.dispatchQueued()
         signals.removeAll()
+        signalTimesMs.removeAll()
     }
 
     /// Signals as "path interface.member args" lines, for readable comparisons.

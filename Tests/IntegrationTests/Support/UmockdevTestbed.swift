@@ -124,6 +124,20 @@ final class UmockdevTestbed {
         try command(["op": "write", "node": devnode, "hex": bytes.map { String(format: "%02x", $0) }.joined()])
     }
 
+    /// Plays IIO buffer frames (raw s16 x, y, z) into a device node, each at its `t` ms
+    /// after the call, as a sensor sending at the recording's timing would; returns the
+    /// CLOCK_MONOTONIC millisecond the times count from.
+    func play(_ devnode: String, frames: [(t: Int, raw: (Int, Int, Int))]) throws -> Int64 {
+        var data = try JSONSerialization.data(withJSONObject: [
+            "op": "play", "node": devnode, "frames": frames.map { [$0.t, $0.raw.0, $0.raw.1, $0.raw.2] },
+        ] as [String: Any])
+        data.append(UInt8(ascii: "\n"))
+        try input.write(contentsOf: data)
+        let reply = try readReply()
+        guard let ns = reply["t"] as? Int64 ?? (reply["t"] as? NSNumber)?.int64Value else { throw TestFailure("play: no start time") }
+        return ns / 1_000_000
+    }
+
     /// Answers the device's ioctls from an umockdev ioctl recording.
     func loadIoctl(_ devnode: String, recording: String) throws {
         let path = rootDirectory + "/ioctl-" + UUID().uuidString.prefix(8)
