@@ -15,6 +15,13 @@ struct DecayingPeak: Sendable {
     /// fell below a limit is known exactly, even afterwards.)
     private(set) var level = 0.0
     private(set) var atMs: Double = 0
+    /// The level at the last observation, and when: comparing an observation with it
+    /// needs one multiplication by the decay over the interval, cached (most sensors send
+    /// at one rate), not an exponential per reading.
+    private var current = 0.0
+    private var currentMs: Double = 0
+    private var cachedDt = -1.0
+    private var cachedDecay = 1.0
 
     init(timeConstantMs: Double) {
         self.timeConstantMs = timeConstantMs
@@ -28,9 +35,17 @@ struct DecayingPeak: Sendable {
 
     /// Takes an observation `d` at time `t`.
     mutating func observe(_ d: Double, at t: Double) {
-        guard d >= level(at: t) else { return }
+        let dt = max(0, t - currentMs)
+        if dt != cachedDt {
+            cachedDt = dt
+            cachedDecay = timeConstantMs > 0 ? EngineMath.expNeg(dt / timeConstantMs) : 0
+        }
+        current *= cachedDecay
+        currentMs = max(currentMs, t)
+        guard d >= current else { return }
+        current = d
         level = d
-        atMs = max(atMs, t)
+        atMs = currentMs
     }
 
     /// The time at which the level falls (or fell) to `limit` (> 0): after the last peak,

@@ -1,6 +1,10 @@
-/// From a gravity direction to the angles, zones and labels of the traces' README,
-/// section 1: θ is the elevation of the screen normal above the horizon, φ the angle of
-/// the screen's up direction from its top edge toward its right edge.
+/// From a gravity direction to the zones, orientations and tilt labels of the traces'
+/// README, section 1: θ is the elevation of the screen normal above the horizon, φ the
+/// angle of the screen's up direction from its top edge toward its right edge.
+///
+/// Every decision is a comparison of the vector's components with sines and cosines
+/// worked out once, at init: no angle is computed per reading (``angles(_:)`` is for
+/// explanations only). The engine's budget is millions of readings a second.
 struct Geometry: Sendable {
     /// Where the screen normal points, for the orientation decision.
     enum Zone: Sendable {
@@ -12,11 +16,21 @@ struct Geometry: Sendable {
         case overhead
     }
 
-    /// φ and θ in degrees, and the zone.
+    /// A gravity direction as the decisions need it: the sine of its elevation, its part
+    /// in the screen's plane toward the right edge (`right`, sin φ) and toward the top
+    /// edge (`top`, cos φ), both times the plane's share `plane` (cos θ), and its zone.
+    struct Pose: Sendable {
+        var sinElevation: Double
+        var right: Double
+        var top: Double
+        var plane: Double
+        var zone: Zone
+    }
+
+    /// φ and θ in degrees, for explanations.
     struct Angles: Sendable {
         var phi: Double
         var elevation: Double
-        var zone: Zone
     }
 
     let maxElevationDeg: Double
@@ -24,77 +38,86 @@ struct Geometry: Sendable {
     /// How far φ must be from the current orientation's centre to leave it: 45° plus
     /// `OrientationHysteresisDeg`.
     let leaveAngleDeg: Double
-    let tiltHysteresisDeg: Double
+    private let sinMaxElevation: Double
+    private let sinMinElevation: Double
+    private let cosLeave: Double
+    /// For each tilt boundary (−70, −20, 20, 70): the sine of the plain threshold, and
+    /// of the threshold moved `TiltHysteresisDeg` down and up.
+    private let tiltEdges: [(plain: Double, below: Double, above: Double)]
 
     init(tunables t: EngineTunables) {
         maxElevationDeg = t.maxElevationDeg
         minElevationDeg = t.minElevationDeg
         leaveAngleDeg = 45 + t.orientationHysteresisDeg
-        tiltHysteresisDeg = t.tiltHysteresisDeg
+        sinMaxElevation = EngineMath.sinDegrees(t.maxElevationDeg)
+        sinMinElevation = EngineMath.sinDegrees(t.minElevationDeg)
+        cosLeave = EngineMath.cosDegrees(leaveAngleDeg)
+        let h = t.tiltHysteresisDeg
+        tiltEdges = [-70.0, -20, 20, 70].map { b in
+            (EngineMath.sinDegrees(b), EngineMath.sinDegrees(b - h), EngineMath.sinDegrees(b + h))
+        }
     }
 
-    func angles(_ g: Vector3) -> Angles {
-        let horizontal = (g.x * g.x + g.y * g.y).squareRoot()
-        let elevation = EngineMath.atan2Degrees(g.z, horizontal)
-        let phi = EngineMath.atan2Degrees(-g.x, -g.y)
-        let zone: Zone = !(abs(elevation) < maxElevationDeg) || horizontal == 0 ? .flat
-            : elevation <= minElevationDeg ? .overhead : .free
-        return Angles(phi: phi, elevation: elevation, zone: zone)
+    func pose(_ g: Vector3) -> Pose {
+        let plane = (g.x * g.x + g.y * g.y).squareRoot()
+        let length = (plane * plane + g.z * g.z).squareRoot()
+        let s = length > 0 ? g.z / length : 0
+        let zone: Zone = plane == 0 || !(abs(s) < sinMaxElevation) ? .flat : s <= sinMinElevation ? .overhead : .free
+        return Pose(sinElevation: s, right: -g.x, top: -g.y, plane: plane, zone: zone)
     }
 
-    /// The orientation gravity `g` argues for, given the `current` one: none outside the
-    /// free zone; the nearest once φ is more than the leave angle from the current
+    /// The orientation a pose argues for, given the `current` one: none outside the free
+    /// zone; the nearest once φ is more than the leave angle from the current
     /// orientation's centre (at once when there is none); else the current one.
-    func proposal(_ a: Angles, current: Orientation) -> Orientation? {
-        guard a.zone == .free else { return nil }
-        if current == .undefined || abs(EngineMath.wrapDegrees(a.phi - Self.centre(current))) > leaveAngleDeg {
-            return Self.nearest(a.phi)
+    func proposal(_ p: Pose, current: Orientation) -> Orientation? {
+        guard p.zone == .free else { return nil }
+        if current == .undefined || Self.towardCentre(p, of: current) < cosLeave * p.plane {
+            return Self.nearest(p)
         }
         return current
     }
 
-    /// Distance of φ from an orientation's centre, in degrees.
-    static func offCentre(_ phi: Double, _ o: Orientation) -> Double {
-        abs(EngineMath.wrapDegrees(phi - centre(o)))
-    }
-
-    /// Centre of an orientation's sector: φ in degrees.
-    static func centre(_ o: Orientation) -> Double {
+    /// The in-plane part of a pose along an orientation's centre: cos(φ − centre) times
+    /// the plane's share.
+    private static func towardCentre(_ p: Pose, of o: Orientation) -> Double {
         switch o {
-        case .normal, .undefined: 0
-        case .rightUp: 90
-        case .bottomUp: 180
-        case .leftUp: -90
+        case .normal, .undefined: p.top
+        case .rightUp: p.right
+        case .bottomUp: -p.top
+        case .leftUp: -p.right
         }
     }
 
-    /// The orientation whose centre is nearest to φ (degrees, −180...180).
-    static func nearest(_ phi: Double) -> Orientation {
-        if phi >= -45 && phi <= 45 { return .normal }
-        if phi > 45 && phi <= 135 { return .rightUp }
-        if phi < -45 && phi >= -135 { return .leftUp }
+    /// The orientation whose centre is nearest: φ within ±45° of 0 normal, (45, 135]
+    /// right-up, [−135, −45) left-up, else bottom-up.
+    static func nearest(_ p: Pose) -> Orientation {
+        let r = p.right, t = p.top
+        if t >= abs(r) { return .normal }
+        if r > 0 && r > abs(t) || r > 0 && r == -t { return .rightUp }
+        if r < 0 && -r > abs(t) || r < 0 && r == t { return .leftUp }
         return .bottomUp
     }
 
-    /// Tilt label for an elevation θ (degrees). With a current state, the thresholds of
-    /// that state's own band are moved `TiltHysteresisDeg` away from it (it is left only
-    /// clearly past its edge; a reading far beyond is judged by the plain thresholds);
-    /// without one, the plain thresholds apply: |θ| ≤ 20 vertical, 20 < θ < 70
-    /// tilted-up, θ ≥ 70 face-up (and mirrored below).
-    func tilt(_ theta: Double, current: Tilt?) -> Tilt {
-        let h = current == nil || current == .undefined ? 0 : tiltHysteresisDeg
-        let level = current.map(Self.levelIndex) ?? 2
+    /// Tilt label for a pose. With a current state, the thresholds of that state's own
+    /// band are moved `TiltHysteresisDeg` away from it (it is left only clearly past its
+    /// edge; a reading far beyond is judged by the plain thresholds); without one, the
+    /// plain thresholds apply: |θ| ≤ 20 vertical, 20 < θ < 70 tilted-up, θ ≥ 70 face-up
+    /// (and mirrored below).
+    func tilt(_ p: Pose, current: Tilt?) -> Tilt {
+        let s = p.sinElevation
+        let level = current == nil || current == .undefined ? -1 : Self.levelIndex(current!)
         // Boundary j separates level j and j + 1 (0 face-down ... 4 face-up). The current
         // level's own edges: from above at b − h, from below at b + h.
-        func passed(_ j: Int, _ b: Double, inclusive: Bool) -> Bool {
-            let edge = j == level - 1 ? b - h : j == level ? b + h : b
-            return inclusive ? theta >= edge : theta > edge
+        func passed(_ j: Int, inclusive: Bool) -> Bool {
+            let e = tiltEdges[j]
+            let edge = j == level - 1 ? e.below : j == level ? e.above : e.plain
+            return inclusive ? s >= edge : s > edge
         }
         var n = 0
-        if passed(0, -70, inclusive: false) { n += 1 }
-        if passed(1, -20, inclusive: true) { n += 1 }
-        if passed(2, 20, inclusive: false) { n += 1 }
-        if passed(3, 70, inclusive: true) { n += 1 }
+        if passed(0, inclusive: false) { n += 1 }
+        if passed(1, inclusive: true) { n += 1 }
+        if passed(2, inclusive: false) { n += 1 }
+        if passed(3, inclusive: true) { n += 1 }
         switch n {
         case 0: return .faceDown
         case 1: return .tiltedDown
@@ -112,5 +135,11 @@ struct Geometry: Sendable {
         case .tiltedUp: 3
         case .faceUp: 4
         }
+    }
+
+    /// φ and θ of a direction, in degrees (explanations only).
+    func angles(_ g: Vector3) -> Angles {
+        let horizontal = (g.x * g.x + g.y * g.y).squareRoot()
+        return Angles(phi: EngineMath.atan2Degrees(-g.x, -g.y), elevation: EngineMath.atan2Degrees(g.z, horizontal))
     }
 }

@@ -78,7 +78,7 @@ struct Judge: Sendable {
     private let tiltDisturbanceLimit: Double
     private let strideMs: Double
     private let strideLengthTolerance: Double
-    private let calmElevationDeg: Double
+    private let sinCalmElevation: Double
 
     private(set) var orientation: Orientation = .undefined
     private(set) var tilt: Tilt = .undefined
@@ -100,7 +100,7 @@ struct Judge: Sendable {
         tiltDisturbanceLimit = t.tiltDisturbanceLimit
         strideMs = t.strideMs
         strideLengthTolerance = t.accelerationToleranceG
-        calmElevationDeg = t.calmElevationDeg
+        sinCalmElevation = EngineMath.sinDegrees(t.calmElevationDeg)
     }
 
     var state: State {
@@ -114,17 +114,17 @@ struct Judge: Sendable {
     /// The first reading decides at once: the nearest orientation (none when flat or
     /// overhead) and the plain tilt label.
     mutating func start(_ e: GravityEstimate) {
-        let a = geometry.angles(e.up)
+        let a = geometry.pose(e.up)
         zone = a.zone
-        orientation = a.zone == .free ? Geometry.nearest(a.phi) : .undefined
+        orientation = a.zone == .free ? Geometry.nearest(a) : .undefined
         freeSinceMs = a.zone == .free ? -.infinity : .infinity
-        tilt = geometry.tilt(a.elevation, current: nil)
+        tilt = geometry.tilt(a, current: nil)
     }
 
     /// Bookkeeping at a reading at `t`, `creditMs` after the one before: the zone and
     /// the proposals.
     mutating func observe(_ e: GravityEstimate, at t: Double, creditMs: Double) {
-        let a = geometry.angles(e.up)
+        let a = geometry.pose(e.up)
         zone = a.zone
         if a.zone != .free {
             freeSinceMs = .infinity
@@ -132,18 +132,18 @@ struct Judge: Sendable {
             freeSinceMs = t - creditMs * 0.5
         }
         // Near flat only a rest decides (CalmElevationDeg).
-        let p = a.elevation < calmElevationDeg ? geometry.proposal(a, current: orientation) : nil
+        let p = a.sinElevation < sinCalmElevation ? geometry.proposal(a, current: orientation) : nil
         candidate.propose(p == orientation ? nil : p, at: t, creditMs: creditMs * 0.5)
         var stride: Orientation?
         var strideTilt: Tilt?
         if strideMs > 0 && abs(e.strideLength - 1) <= strideLengthTolerance {
-            let a = geometry.angles(e.strideUp)
-            stride = a.elevation < calmElevationDeg ? geometry.proposal(a, current: orientation) : nil
-            strideTilt = geometry.tilt(a.elevation, current: tilt)
+            let a = geometry.pose(e.strideUp)
+            stride = a.sinElevation < sinCalmElevation ? geometry.proposal(a, current: orientation) : nil
+            strideTilt = geometry.tilt(a, current: tilt)
         }
         strideCandidate.propose(stride == orientation ? nil : stride, at: t, creditMs: creditMs * 0.5)
         strideTiltCandidate.propose(strideTilt == tilt ? nil : strideTilt, at: t, creditMs: creditMs * 0.5)
-        let level = geometry.tilt(geometry.angles(e.tiltUp).elevation, current: tilt)
+        let level = geometry.tilt(geometry.pose(e.tiltUp), current: tilt)
         tiltCandidate.propose(level == tilt ? nil : level, at: t, creditMs: creditMs * 0.5)
     }
 
@@ -178,13 +178,13 @@ struct Judge: Sendable {
         }
         let restDue = restMs > 0 && e.restIsGravity && e.restReadings > 0 ? due(e.restSinceMs + restMs, readings: e.restReadings, e) : nil
         if let restDue {
-            let a = geometry.angles(e.restUp)
+            let a = geometry.pose(e.restUp)
             if let p = geometry.proposal(a, current: self.orientation), p != self.orientation {
                 orientation(restDue, p, .rest)
             }
             // Tilt is no race: a rest must also have lasted TiltSettleMs (a stride tips a
             // phone in a pocket, and near the top of the tip it is still for a moment).
-            let level = geometry.tilt(a.elevation, current: self.tilt)
+            let level = geometry.tilt(a, current: self.tilt)
             if level != self.tilt {
                 tilt(due(e.restSinceMs + max(restMs, tiltSettleMs), readings: e.restReadings, e), level, .rest)
             }
