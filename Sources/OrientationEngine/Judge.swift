@@ -65,8 +65,13 @@ struct Judge: Sendable {
         /// The earliest later time at which a pending change would complete with no new
         /// reading; nil when none would.
         var untilMs: Double?
+        /// The earliest time at which one more reading that agrees with the last would
+        /// complete a pending change of orientation: a sensor that polls may read then
+        /// rather than at its next tick. Nil when none would.
+        var readingWantedMs: Double?
 
         mutating func wait(_ t: Double) { untilMs = min(untilMs ?? t, t) }
+        mutating func want(_ t: Double) { readingWantedMs = min(readingWantedMs ?? t, t) }
     }
 
     let geometry: Geometry
@@ -168,7 +173,8 @@ struct Judge: Sendable {
         var d = Decision()
         // Evidence due at `when`: committed if that is now (the first rule to commit
         // wins: rest before calm, its mean being gravity itself), else waited for.
-        func orientation(_ when: Double?, _ value: Orientation, _ rule: Rule) {
+        func orientation(_ when: Double?, _ value: Orientation, _ rule: Rule, needMs: Double, readings: Int) {
+            if readings + 1 >= confirmReadings && needMs.isFinite { d.want(max(needMs, e.lastReadingMs + 1)) }
             guard let when else { return }
             if when > t { d.wait(when) } else if d.orientation == nil { d.orientation = value; d.orientationRule = rule }
         }
@@ -180,7 +186,7 @@ struct Judge: Sendable {
         if let restDue {
             let a = geometry.pose(e.restUp)
             if let p = geometry.proposal(a, current: self.orientation), p != self.orientation {
-                orientation(restDue, p, .rest)
+                orientation(restDue, p, .rest, needMs: e.restSinceMs + restMs, readings: e.restReadings)
             }
             // Tilt is no race: a rest must also have lasted TiltSettleMs (a stride tips a
             // phone in a pocket, and near the top of the tip it is still for a moment).
@@ -191,10 +197,11 @@ struct Judge: Sendable {
         }
         if let c = candidate.value {
             let need = max(candidate.sinceMs + settleMs, calm(e, limit: 1), freeSinceMs + flatExitMs)
-            orientation(due(need, readings: candidate.readings, e), c, .calm)
+            orientation(due(need, readings: candidate.readings, e), c, .calm, needMs: need, readings: candidate.readings)
         }
         if let c = strideCandidate.value {
-            orientation(due(strideCandidate.sinceMs + strideMs, readings: strideCandidate.readings, e), c, .stride)
+            orientation(due(strideCandidate.sinceMs + strideMs, readings: strideCandidate.readings, e), c, .stride,
+                        needMs: strideCandidate.sinceMs + strideMs, readings: strideCandidate.readings)
         }
         if let c = strideTiltCandidate.value {
             tilt(due(strideTiltCandidate.sinceMs + strideMs, readings: strideTiltCandidate.readings, e), c, .stride)
@@ -203,7 +210,10 @@ struct Judge: Sendable {
             let need = max(tiltCandidate.sinceMs + tiltSettleMs, calm(e, limit: tiltDisturbanceLimit))
             tilt(due(need, readings: tiltCandidate.readings, e), c, .calm)
         }
-        if d.orientation != nil || d.tilt != nil { d.untilMs = nil }
+        if d.orientation != nil || d.tilt != nil {
+            d.untilMs = nil
+            d.readingWantedMs = nil
+        }
         return d
     }
 

@@ -92,6 +92,20 @@ public struct OrientationEngine: Sendable {
         }
     }
 
+    /// When a sensor that polls should read next, if earlier than it would: the earliest
+    /// time at which one more reading that agrees with the last would complete a pending
+    /// change of orientation (a still device turned between two polls is then announced
+    /// a fraction of a poll later, not a whole one); nil when nothing is pending.
+    /// (`mutating get` for the reason given at ``nextDeadlineMs``.)
+    public var readingWantedMs: Int64? {
+        mutating get {
+            guard started, let wanted = judge.decide(at: clockMs, gravity.estimate).readingWantedMs else { return nil }
+            let ms = max(clockMs + 1, wanted.rounded(.up))
+            guard ms < 9.2e18 else { return nil }
+            return Int64(ms)
+        }
+    }
+
     /// Decides at `timeMs` with no new reading (see ``nextDeadlineMs``). Returns true when
     /// the orientation or the tilt changed. Does nothing before the first sample or for a
     /// time that is not later than the engine's clock.

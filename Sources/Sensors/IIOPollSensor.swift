@@ -114,6 +114,22 @@ public final class IIOPollSensor: SensorBackend {
 
     public func currentSample() -> Sample? { read(at: MonotonicClock.milliseconds()) }
 
+    /// Reads at `atMs` rather than at the next tick when that is sooner (by more than
+    /// `earlyReadMarginMs`), and ticks on from there: the poll's phase moves, its rate
+    /// does not. At most one extra reading per pending decision, each asked for by the
+    /// engine (`OrientationEngine.readingWantedMs`).
+    public func requestReading(atMs: Int64) {
+        guard handler != nil, let timer else { return }
+        let now = MonotonicClock.milliseconds()
+        let at = max(atMs, now + 1)
+        guard at + Self.earlyReadMarginMs < nextTickMs else { return }
+        nextTickMs = at
+        timer.arm(afterMs: at - now, intervalMs: Int64(max(environment.settings.pollIntervalMs, 1)))
+    }
+
+    /// A reading wanted less than this before the next tick waits for the tick.
+    static let earlyReadMarginMs: Int64 = 10
+
     /// A poll. Its sample is stamped with the tick's scheduled time, not the moment the
     /// loop got round to it: the timer does not drift, and the engine then sees the true
     /// poll interval instead of one jittered by wake-up latency and cut to whole

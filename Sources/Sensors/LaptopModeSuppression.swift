@@ -178,6 +178,7 @@ public final class SuppressibleSensor: SensorBackend {
     }
 
     public func stop() { inner.stop() }
+    public func requestReading(atMs: Int64) { inner.requestReading(atMs: atMs) }
 
     public func currentSample() -> Sample? { gate.laptopMode ? nil : inner.currentSample() }
 }

@@ -18,6 +18,14 @@ public protocol SensorBackend: AnyObject {
     /// The freshest sample available right now, read synchronously if the backend can
     /// (so that `Start` returns with current properties); nil when there is none yet.
     func currentSample() -> Sample?
+    /// The engine would decide sooner with a reading at `atMs` (monotonic clock) than at
+    /// the backend's next one: a backend that polls reads then instead; one that is
+    /// driven by the device ignores it (its device sends when something changes).
+    func requestReading(atMs: Int64)
+}
+
+extension SensorBackend {
+    public func requestReading(atMs: Int64) {}
 }
 
 /// How a backend reads its samples; the raw value is the manager's SensorBackend

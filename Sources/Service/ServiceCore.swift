@@ -252,6 +252,7 @@ public final class ServiceCore {
     public func sample(_ sample: Sample) -> [Emission] {
         guard sensorWanted, sensorRunning else { return [] }
         var out = engine.feed(sample) ? applyEngineState() : []
+        if let wanted = engine.readingWantedMs { sensor?.requestReading(atMs: wanted) }
         if !scaleWarned, let warning = engine.scaleWarning {
             scaleWarned = true
             out.append(.warning("\(sensor?.name ?? "sensor"): \(warning)"))

@@ -45,6 +45,29 @@ import TestSupport
         #expect(fixture.stderr.contains("iio-poll"))
     }
 
+    /// A still device turned between two polls is announced at an extra reading soon after
+    /// the poll that saw it (the engine asks for it), not at the next poll a whole interval
+    /// later. With polls 2 s apart (and MaxIntervalMs above that, so that the sensor is
+    /// not taken for a silent one between polls): the first turn aligns the polls with
+    /// its announcement; the second, made just after it, is announced about 2 s later
+    /// rather than 4.
+    @Test func aTurnIsConfirmedByAnEarlyReadingNotTheNextPoll() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
+        let config = fixture.bus.directory + "/slow-poll.conf"
+        try "[Engine]\nMaxIntervalMs = 5000\n[Sensor]\nPollIntervalMs = 2000\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let peer = try fixture.start(extraArguments: ["--config", config])
+        _ = try Self.startClient(peer)
+        #expect(try peer.managerProperty("Orientation") == .string("normal"), "stderr:\n\(fixture.stderr)")
+        try Self.setRaw(fixture, FakeDevice.syspath(0), FakeDevice.raw("right-up"))
+        #expect(Self.waitForOrientation(peer, "right-up", seconds: 10), "stderr:\n\(fixture.stderr)")
+        let turned = MonotonicClock.milliseconds()
+        try Self.setRaw(fixture, FakeDevice.syspath(0), FakeDevice.raw("left-up"))
+        #expect(Self.waitForOrientation(peer, "left-up", seconds: 10), "stderr:\n\(fixture.stderr)")
+        let latency = MonotonicClock.milliseconds() - turned
+        #expect(latency < 3000, "left-up announced \(latency) ms after right-up: it waited for a second poll")
+    }
+
     /// umockdev's `set_attribute` (which GNOME's and KDE's CI use to fake sensors) writes a
     /// new file and renames it over the old one: the daemon, which keeps the files open,
     /// must see the new readings at its next poll, not after a periodic recheck. Each turn

@@ -12,7 +12,11 @@ final class FakeSensor: SensorBackend {
     var failure: SensorError?
     private(set) var starts = 0
     private(set) var stops = 0
+    /// The times the core asked for an early reading at.
+    private(set) var readingRequests: [Int64] = []
     private var handler: ((Sample) -> Void)?
+
+    func requestReading(atMs: Int64) { readingRequests.append(atMs) }
 
     init(name: String = "Fake accelerometer", current: Sample? = nil) {
         self.name = name
@@ -496,6 +500,21 @@ extension Emission {
         _ = h.core.setTunables(tunables)
         #expect(h.sensor.starts == 2)
         #expect(h.core.tunables == tunables)
+    }
+
+    @Test func aStepAsksThePolledSensorForItsNextReadingEarly() throws {
+        let h = Harness()
+        _ = try h.started()
+        h.hold(Pose.normal, ms: 1000)
+        // A poll at 10 Hz finds the device turned: the rest it may be needs one more
+        // reading, which the core asks for sooner than the next poll (100 ms later).
+        h.timeMs += 100
+        h.sensor.send(Sample(timeMs: h.timeMs, x: 9.81, y: 0, z: 0))
+        let wanted = try #require(h.sensor.readingRequests.last)
+        #expect(wanted > h.timeMs && wanted < h.timeMs + 100, "asked for \(wanted - h.timeMs) ms later")
+        // That reading, agreeing, completes the change.
+        h.sensor.send(Sample(timeMs: wanted, x: 9.81, y: 0, z: 0))
+        #expect(h.core.orientation == .leftUp)
     }
 
     @Test func theDeadlineCompletesADecisionAfterTheSensorFallsSilent() throws {
