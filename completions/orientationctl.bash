@@ -31,7 +31,7 @@ _orientationctl() {
         monitor) options="--json --supported --preferred --no-follow-lock" ;;
         lock) options="--toggle" ;;
         unlock) options="" ;;
-        replay) options="--config --explain --explain-all"
+        replay) options="--config --no-gyro --explain --explain-all"
             if [[ $cur != -* ]]; then _filedir csv 2>/dev/null || COMPREPLY=($(compgen -f -- "$cur")); return; fi ;;
         record) options="--seconds --output" ;;
         follow) options="--sway --wlr-randr --exec --output --offset --restore --focused-app" ;;

@@ -19,6 +19,7 @@ complete -c orientationctl -n "__fish_seen_subcommand_from monitor" -l preferred
 complete -c orientationctl -n "__fish_seen_subcommand_from monitor" -l no-follow-lock -d 'See the device orientation while locked'
 complete -c orientationctl -n "__fish_seen_subcommand_from lock" -l toggle -d 'Lock if unlocked, unlock if locked'
 complete -c orientationctl -n "__fish_seen_subcommand_from replay" -l config -r -F -d 'Configuration file'
+complete -c orientationctl -n "__fish_seen_subcommand_from replay" -l no-gyro -d 'Ignore the gyroscope recorded beside the trace'
 complete -c orientationctl -n "__fish_seen_subcommand_from replay" -l explain -d 'Explain each decision'
 complete -c orientationctl -n "__fish_seen_subcommand_from replay" -l explain-all -d 'Explain every sample'
 complete -c orientationctl -n "__fish_seen_subcommand_from replay" -F

@@ -48,7 +48,8 @@ bin=$("$swift" build --package-path "$root" --scratch-path "$scratch" "${flags[@
 
 # One score.py run per set: its table per activity, then its tilt and score lines.
 #   synthetic     the labelled synthetic traces (TRACES)
-#   real          the real recordings (REAL, default TRACES/real)
+#   real          the real recordings (REAL, default TRACES/real), with the gyroscope
+#                 recorded beside them (gyro/NAME.csv) where there is one, and without
 #   real@25Hz     the same, decimated to 25 Hz (the first sample at or after each 40 ms tick)
 #   real@10Hz     the same at 10 Hz: what the daemon sees when it polls an IIO sensor
 # With extra score.py arguments (e.g. -v, --filter) only the synthetic set is scored, in full.
@@ -59,7 +60,8 @@ fi
 status=0
 score_set() {
     local label=$1 dir=$2 out
-    out=$(python3 "$traces/score.py" -v --traces "$dir" -- "$bin/orientationctl" replay ${REPLAY_ARGS:-}) || status=$?
+    shift 2
+    out=$(python3 "$traces/score.py" -v --traces "$dir" -- "$bin/orientationctl" replay ${REPLAY_ARGS:-} "$@") || status=$?
     echo "== $label ($dir)"
     # The per-activity (scenario) table, then the set's tilt and score lines.
     printf '%s\n' "$out" | sed -n '/^scenario /,/^$/p'
@@ -70,8 +72,14 @@ if [ -d "$real" ]; then
     work=$(mktemp -d "${TMPDIR:-/tmp}/orientationd-score.XXXXXX")
     trap 'rm -rf "$work"' EXIT
     python3 "$root/benchmarks/engine/augment.py" --traces "$real" --out "$work" --variants dec25,dec10 >/dev/null
-    score_set real "$real"
-    score_set "real@25Hz" "$work/dec25"
-    score_set "real@10Hz" "$work/dec10"
+    # Each rate with the gyroscope recorded beside the recordings (real/gyro/NAME.csv,
+    # decimated with them), and with the accelerometer alone (--no-gyro).
+    for set in "real:$real" "real@25Hz:$work/dec25" "real@10Hz:$work/dec10"; do
+        label=${set%%:*} dir=${set#*:}
+        if [ -d "$dir/gyro" ]; then
+            score_set "$label, with the gyroscope" "$dir"
+        fi
+        score_set "$label, accelerometer alone" "$dir" --no-gyro
+    done
 fi
 exit $status

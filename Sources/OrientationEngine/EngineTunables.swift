@@ -59,6 +59,38 @@ public struct EngineTunables: Sendable, Equatable {
     /// readings over which a run's or a swing's forces average out while gravity does not.
     public var strideFilterMs: Double = 1000
 
+    // MARK: Gyroscope fusion
+
+    /// `FusionCorrectionMs`: time constant over which the gyroscope's up vector (which
+    /// checks the gyroscope against the accelerometer) is pulled toward a calm
+    /// accelerometer reading (a disturbed one pulls less): long enough that a stride's or
+    /// a swing's forces do not tip it, short enough to cancel the drift of a bias not yet
+    /// learned.
+    public var fusionCorrectionMs: Double = 1000
+
+    /// `GyroCalmRateDegS`: with a gyroscope, a device turning faster than this is not
+    /// calm (a turn or a wave still under way).
+    public var gyroCalmRateDegS: Double = 90
+
+    /// `GyroBiasLearnMs`: time constant over which the gyroscope's bias is learned while
+    /// the accelerometer shows the device at rest.
+    public var gyroBiasLearnMs: Double = 2000
+
+    /// `GyroTimeoutMs`: a gyroscope silent this long is not fused until it sends again.
+    public var gyroTimeoutMs: Double = 250
+
+    /// `GyroStuckMs`: a gyroscope that repeats one reading this long is stuck, and not used.
+    public var gyroStuckMs: Double = 2000
+
+    /// `GyroMaxRateDegS`: readings beyond this are saturated, and ignored.
+    public var gyroMaxRateDegS: Double = 2000
+
+    /// `GyroDisagreeDeg`, `GyroDisagreeMs`: a fused up vector this far from calm
+    /// accelerometer readings for this long means the gyroscope is wrong (a unit error, a
+    /// wrong scale, another device's): it is not used.
+    public var gyroDisagreeDeg: Double = 25
+    public var gyroDisagreeMs: Double = 1000
+
     // MARK: The judge
 
     /// `ConfirmReadings`: how many readings a change needs (a silent sensor's last
@@ -164,6 +196,22 @@ public struct EngineTunables: Sendable, Equatable {
               summary: "a rest this long at another length becomes the sensor's new 1 g"),
         Entry(key: "StrideFilterMs", path: \.strideFilterMs, unit: "ms", min: 0, max: 10_000,
               summary: "time constant of the slow estimate over which a run's forces average out"),
+        Entry(key: "FusionCorrectionMs", path: \.fusionCorrectionMs, unit: "ms", min: 0, max: 60_000,
+              summary: "time constant over which the up vector the gyroscope turns is pulled toward a calm accelerometer reading"),
+        Entry(key: "GyroCalmRateDegS", path: \.gyroCalmRateDegS, unit: "degrees/s", min: 0.1, max: 1000,
+              summary: "with a gyroscope, a device turning faster than this is not calm"),
+        Entry(key: "GyroBiasLearnMs", path: \.gyroBiasLearnMs, unit: "ms", min: 0, max: 600_000,
+              summary: "time constant over which the gyroscope's bias is learned at rest (0: not learned)"),
+        Entry(key: "GyroTimeoutMs", path: \.gyroTimeoutMs, unit: "ms", min: 1, max: 60_000,
+              summary: "a gyroscope silent this long is not fused until it sends again"),
+        Entry(key: "GyroStuckMs", path: \.gyroStuckMs, unit: "ms", min: 1, max: 600_000,
+              summary: "a gyroscope repeating one reading this long is stuck and not used"),
+        Entry(key: "GyroMaxRateDegS", path: \.gyroMaxRateDegS, unit: "degrees/s", min: 1, max: 100_000,
+              summary: "gyroscope readings beyond this are saturated and ignored"),
+        Entry(key: "GyroDisagreeDeg", path: \.gyroDisagreeDeg, unit: "degrees", min: 1, max: 180,
+              summary: "a fused up vector this far from calm accelerometer readings for GyroDisagreeMs: the gyroscope is not used"),
+        Entry(key: "GyroDisagreeMs", path: \.gyroDisagreeMs, unit: "ms", min: 1, max: 600_000,
+              summary: "how long the disagreement of GyroDisagreeDeg must last"),
         Entry(key: "ConfirmReadings", path: \.confirmReadings, unit: "readings", min: 1, max: 100,
               summary: "how many readings a change needs (a silent sensor's last reading counts once more)"),
         Entry(key: "OrientationHysteresisDeg", path: \.orientationHysteresisDeg, unit: "degrees", min: 0, max: 45,

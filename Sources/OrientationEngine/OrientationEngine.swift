@@ -24,7 +24,7 @@ public struct OrientationEngine: Sendable {
     /// The tunables this engine was made with.
     public let tunables: EngineTunables
 
-    private var gravity: AccelerometerGravity
+    private var gravity: FusedGravity
     private var judge: Judge
     private var started = false
     /// The latest time the engine has seen: a reading's, or one it was advanced to.
@@ -34,7 +34,7 @@ public struct OrientationEngine: Sendable {
 
     public init(tunables: EngineTunables = .default) {
         self.tunables = tunables
-        gravity = AccelerometerGravity(tunables: tunables)
+        gravity = FusedGravity(tunables: tunables)
         judge = Judge(tunables: tunables)
     }
 
@@ -117,6 +117,25 @@ public struct OrientationEngine: Sendable {
         return decide()
     }
 
+    /// Feed one gyroscope reading, on the accelerometer's clock (see ``FusedGravity``): it
+    /// turns the up vector between accelerometer readings; it decides nothing by itself.
+    /// A gyroscope is used while it sends, and given up for good, with one line from
+    /// ``gyroscopeWarning``, when it is found stuck or disagreeing with the accelerometer.
+    public mutating func feedGyroscope(_ sample: GyroscopeSample) {
+        gravity.observeGyroscope(sample)
+    }
+
+    /// Whether the last accelerometer reading was fused with the gyroscope.
+    public var fusingGyroscope: Bool { gravity.fusing }
+
+    /// Whether the gyroscope was given up (stuck, or disagreeing with the accelerometer).
+    public var gyroscopeRejected: Bool { gravity.trouble != nil }
+
+    /// The one log line for a gyroscope trouble, once each; nil when there is none new.
+    public var gyroscopeWarning: String? {
+        mutating get { gravity.takeWarning() }
+    }
+
     /// Feed one sample. Returns true when the orientation or the tilt changed.
     ///
     /// Samples with a non-finite component, too large to square, exactly zero, or more than
@@ -156,7 +175,8 @@ public struct OrientationEngine: Sendable {
         let e = gravity.estimate
         let a = judge.geometry.angles(e.up)
         var s = "t=\(fmt(clockMs, 0))ms"
-        s += " up=(\(fmt(e.up.x, 3)),\(fmt(e.up.y, 3)),\(fmt(e.up.z, 3))) 1g=\(fmt(gravity.gravity, 3))"
+        s += " up=(\(fmt(e.up.x, 3)),\(fmt(e.up.y, 3)),\(fmt(e.up.z, 3))) 1g=\(fmt(gravity.accelerometer.gravity, 3))"
+        if gravity.fusing { s += " fused with the gyroscope" }
         s += " phi=\(fmt(a.phi, 1))deg elevation=\(fmt(a.elevation, 1))deg"
         if lastWasFirst {
             s += " first sample after reset: decided at once"

@@ -9,7 +9,7 @@ import Posix
 import Sensors
 
 enum ReplayCommand {
-    static let usage = "usage: orientationctl replay [--config PATH] [--explain|--explain-all] TRACE.csv|-\n"
+    static let usage = "usage: orientationctl replay [--config PATH] [--no-gyro] [--explain|--explain-all] TRACE.csv|-\n"
         + "       orientationctl replay --help\n"
 
     static var help: String {
@@ -18,8 +18,8 @@ enum ReplayCommand {
                 orientationctl replay - run the orientation engine over a sensor trace
 
             SYNOPSIS
-                orientationctl replay [--config PATH] [--explain|--explain-all] TRACE.csv
-                orientationctl replay [--config PATH] [--explain|--explain-all] -
+                orientationctl replay [--config PATH] [--no-gyro] [--explain|--explain-all] TRACE.csv
+                orientationctl replay [--config PATH] [--no-gyro] [--explain|--explain-all] -
                 orientationctl replay --help
 
             DESCRIPTION
@@ -44,6 +44,16 @@ enum ReplayCommand {
                 and lines starting with '#' are ignored. A malformed line, a non-finite
                 value or a timestamp that does not increase is reported on standard
                 error with its line number and skipped.
+
+            GYROSCOPE
+                When gyro/NAME.csv exists beside TRACE.csv (NAME being the
+                trace's file name), it is the gyroscope recorded with the trace:
+                t_ms,x,y,z lines in rad/s in the same frame and on the same clock,
+                the raw rate with its bias (as in_anglvel_* reads). Its readings
+                are fed to the engine in time order with the accelerometer's, as
+                the daemon fuses a gyroscope beside the accelerometer. Malformed
+                lines and times that do not increase are reported and skipped.
+                --no-gyro ignores the file.
 
             OUTPUT
                 One line per change of state, on standard output:
@@ -99,6 +109,10 @@ enum ReplayCommand {
             would reject (unknown section or key, bad value, malformed line)
             is an error naming the line.
             """),
+        Option("--no-gyro", help: """
+            Ignore gyro/NAME.csv beside the trace: the accelerometer alone
+            decides (see GYROSCOPE).
+            """),
         Option("--explain-all", help: "As --explain, and after every other sample too."),
         Option("--explain", help: """
             After each output line, print a line starting with '# ' on
@@ -147,6 +161,35 @@ enum ReplayCommand {
             }
         }
 
+        // The gyroscope beside the trace, if any (and wanted).
+        var gyro: [GyroscopeSample] = []
+        if tracePath != "-" && !parsed.has("--no-gyro") {
+            let path = gyroscopePath(beside: tracePath)
+            if let gfd = try? FileDescriptor.open(path) {
+                var number = 0
+                var last: Int64?
+                let status = forEachLine(fd: gfd) { line in
+                    number += 1
+                    switch TraceLine.parse(Substring(String(decoding: line, as: UTF8.self))) {
+                    case .success(nil):
+                        return
+                    case .failure(let error):
+                        warn("\(path):\(number): skipped: \(error.message)")
+                    case .success(let s?):
+                        if let last, s.timeMs <= last {
+                            warn("\(path):\(number): skipped: t_ms \(s.timeMs) does not increase (previous \(last))")
+                            return
+                        }
+                        last = s.timeMs
+                        gyro.append(GyroscopeSample(timeMs: s.timeMs, x: s.x, y: s.y, z: s.z))
+                    }
+                }
+                gfd.close()
+                if let status { warn("cannot read \(path): \(status)") }
+            }
+        }
+        var nextGyro = 0
+
         var engine = OrientationEngine(tunables: tunables)
         var out = OutputBuffer()
         var lastTime: Int64?
@@ -176,6 +219,10 @@ enum ReplayCommand {
                 while let deadline = engine.nextDeadlineMs, deadline < sample.timeMs {
                     if engine.advance(toMs: deadline) { report(at: deadline) }
                 }
+                while nextGyro < gyro.count && gyro[nextGyro].timeMs <= sample.timeMs {
+                    engine.feedGyroscope(gyro[nextGyro])
+                    nextGyro += 1
+                }
                 if engine.feed(sample) {
                     report(at: sample.timeMs)
                 } else if explainAll {
@@ -185,6 +232,7 @@ enum ReplayCommand {
                     scaleWarned = true
                     warn("\(name):\(lineNumber): \(warning)")
                 }
+                if let warning = engine.gyroscopeWarning { warn("\(name):\(lineNumber): \(warning)") }
             }
         }
         out.flush()
@@ -193,6 +241,12 @@ enum ReplayCommand {
             return 1
         }
         return 0
+    }
+
+    /// gyro/NAME.csv in the trace's directory.
+    static func gyroscopePath(beside trace: String) -> String {
+        guard let slash = trace.lastIndex(of: "/") else { return "gyro/" + trace }
+        return trace[...slash] + "gyro/" + trace[trace.index(after: slash)...]
     }
 
     /// Word-wrap `text` at `width` columns with `indent` spaces before every line.

@@ -25,7 +25,7 @@ let topLevel = Command(
           lock [--toggle]       Lock the rotation (RotationLocked = true); --toggle flips
                                 it and prints the new state (for a key binding).
           unlock                Unlock the rotation; the current orientation applies at once.
-          replay [--config PATH] [--explain] TRACE.csv
+          replay [--config PATH] [--no-gyro] [--explain] TRACE.csv
                                 Run the orientation engine over a trace of t_ms,x,y,z
                                 lines and print t_ms,orientation,tilt at each change
                                 (no daemon needed). See 'orientationctl replay --help'.

@@ -40,6 +40,35 @@ import TestSupport
         #expect(orientations == ["normal", "left-up", "normal"], "\(result.stdout)")
     }
 
+    /// A pass into left-up and back at 110°/s (the accelerometer calm at every reading),
+    /// and the gyroscope beside it in gyro/NAME.csv, one malformed line in it.
+    func writeWave() throws -> String {
+        var trace = "", gyro = "0,0,0\n"
+        for t in stride(from: 0, to: 4000, by: 10) {
+            let phi = t < 1000 ? 0 : t < 2045 ? -0.11 * Double(t - 1000) : t < 3090 ? -115 + 0.11 * Double(t - 2045) : 0
+            let p = phi * Double.pi / 180
+            trace += "\(t),\(-sin(p) * 9.81),\(-cos(p) * 9.81),0\n"
+            let rate = t >= 1000 && t < 2045 ? -0.11 : t >= 2045 && t < 3090 ? 0.11 : 0
+            gyro += "\(t),\(0.002 * sin(Double(t))),0,\(rate * 1000 * Double.pi / 180)\n"
+        }
+        try FileManager.default.createDirectory(atPath: directory + "/gyro", withIntermediateDirectories: true)
+        try trace.write(toFile: directory + "/wave.csv", atomically: true, encoding: .utf8)
+        try gyro.write(toFile: directory + "/gyro/wave.csv", atomically: true, encoding: .utf8)
+        return directory + "/wave.csv"
+    }
+
+    @Test func theGyroscopeBesideTheTraceIsFusedUnlessNoGyro() throws {
+        let wave = try writeWave()
+        let fused = try ChildProcess.run(product: "orientationctl", arguments: ["replay", wave], directory: directory)
+        #expect(fused.status == 0)
+        #expect(fused.stdout.split(separator: "\n").map { $0.split(separator: ",")[1] } == ["normal"], "\(fused.stdout)")
+        #expect(fused.stderr.contains("gyro/wave.csv:1: skipped"), "\(fused.stderr)")
+        let alone = try ChildProcess.run(product: "orientationctl", arguments: ["replay", "--no-gyro", wave], directory: directory)
+        #expect(alone.status == 0)
+        #expect(alone.stdout.contains("left-up"), "\(alone.stdout)")
+        #expect(!alone.stderr.contains("gyro"), "\(alone.stderr)")
+    }
+
     @Test func malformedLinesAreWarnedAboutAndSkipped() throws {
         let trace = try writeTrace(extraLines: "garbage\n995,nan,0,0\n996,1,2\n10,0,-9.81,0\n")
         let result = try ChildProcess.run(product: "orientationctl", arguments: ["replay", trace], directory: directory)

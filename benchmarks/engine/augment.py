@@ -29,7 +29,9 @@ Variants (all deterministic for a seed):
   combo      jitter + gain + offset + quant + noise + gaps
   combo10    combo at 10 Hz
   dec10      decimated to 10 Hz: the first sample at or after each 100 ms tick, with its own
-             time stamp (what a daemon polling a sensor at 10 Hz reads)
+             time stamp (what a daemon polling a sensor at 10 Hz reads); a gyroscope
+             recorded beside the trace (gyro/NAME.csv) is decimated the same way, at the
+             accelerometer's ticks (the daemon reads both at one tick)
   dec25      the same at 25 Hz
   run        running bursts (inside each scored hold of 5 s or more, 1 s calm at its ends)
              with the device held in front: linear acceleration at a stride rate of
@@ -94,6 +96,18 @@ def decimate(rows, hz):
             out.append(r)
             while tick <= r[0]:
                 tick += dt
+    return out
+
+
+def at_times(rows, times):
+    """For each time, the last row at or before it, stamped with that time (a sensor
+    read at those ticks)."""
+    out, i = [], 0
+    for t in times:
+        while i + 1 < len(rows) and rows[i + 1][0] <= t:
+            i += 1
+        if rows and rows[i][0] <= t:
+            out.append((t,) + tuple(rows[i][1:]))
     return out
 
 
@@ -348,6 +362,11 @@ def main():
                 sys.exit("unknown variant " + variant)
             fmt = "%d,%.6g,%.6g,%.6g\n" if variant.startswith("scale") else "%d,%.2f,%.2f,%.2f\n"
             write(os.path.join(d, n + ".csv"), rows, fmt)
+            gyro = os.path.join(opt["--traces"], "gyro", n + ".csv")
+            if variant in ("dec10", "dec25") and os.path.exists(gyro):
+                os.makedirs(os.path.join(d, "gyro"), exist_ok=True)
+                ticks = [r[0] for r in rows]
+                write(os.path.join(d, "gyro", n + ".csv"), at_times(read(gyro), ticks), "%d,%.5f,%.5f,%.5f\n")
             with open(os.path.join(d, n + ".truth.json"), "w") as fh:
                 json.dump(truth, fh)
     print("wrote", opt["--out"])
