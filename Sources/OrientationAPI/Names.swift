@@ -37,6 +37,7 @@ public enum ManagerProperty: String, CaseIterable, Sendable {
     case hasSensor = "HasSensor"
     case sensorName = "SensorName"
     case sensorBackend = "SensorBackend"
+    case gyroscopeName = "GyroscopeName"
     case orientation = "Orientation"
     case tilt = "Tilt"
     case rotationLocked = "RotationLocked"

@@ -20,6 +20,9 @@ import Posix
 ///     # Opt-in: while an evdev switch reports SW_TABLET_MODE = 0 (a convertible used
 ///     # as a laptop), the orientation does not change (default false).
 ///     LaptopModeSuppression=false
+///     # A gyroscope on the accelerometer's own device is fused with it (auto), or not
+///     # read at all (off); default auto.
+///     Gyroscope=auto
 ///
 ///     [Sensor accel_3d]
 ///     # Per-sensor section: the word after "Sensor" is a shell pattern matched against
@@ -36,6 +39,8 @@ public struct Configuration: Sendable, Equatable {
     public var pollIntervalMs = 100
     public var bufferSilenceMs = 2000
     public var laptopModeSuppression = false
+    /// `[Sensor] Gyroscope`: auto (true) fuses a gyroscope found with the accelerometer.
+    public var gyroscope = true
     public var sensorRules: [SensorRule] = []
 
     public init() {}
@@ -56,6 +61,7 @@ public struct Configuration: Sendable, Equatable {
         var settings = SensorSettings()
         settings.pollIntervalMs = pollIntervalMs
         settings.bufferSilenceMs = bufferSilenceMs
+        settings.gyroscope = gyroscope
         settings.mountMatrixOverride = sensorRules.first { $0.matches(device) && $0.mountMatrix != nil }?.mountMatrix
         return settings
     }
@@ -132,8 +138,14 @@ public struct Configuration: Sendable, Equatable {
                     case "false", "no", "0": configuration.laptopModeSuppression = false
                     default: return fail(key, "\"\(printable(value))\" is not a boolean (true or false)")
                     }
+                case "Gyroscope":
+                    switch value.lowercased() {
+                    case "auto": configuration.gyroscope = true
+                    case "off": configuration.gyroscope = false
+                    default: return fail(key, "\"\(printable(value))\" is neither auto nor off")
+                    }
                 default:
-                    return fail(key, "unknown key in [Sensor] (known keys: PollIntervalMs, BufferSilenceMs, LaptopModeSuppression)")
+                    return fail(key, "unknown key in [Sensor] (known keys: PollIntervalMs, BufferSilenceMs, LaptopModeSuppression, Gyroscope)")
                 }
             case .device(let index):
                 sectionKey = "Sensor \(configuration.sensorRules[index].pattern)." + key

@@ -13,14 +13,14 @@ public struct IIOCalibration: Sendable, Equatable {
     }
 
     /// Reads `in_accel_{x,y,z}_scale` or `in_accel_scale`, and the same for offsets,
-    /// through `attribute` (nil = absent). Scale absent = 1, offset absent = 0. A
-    /// malformed, zero or negative scale, or a malformed offset, is an error naming
-    /// the attribute.
-    public static func read(_ attribute: (String) -> String?) -> Result<IIOCalibration, SensorError> {
+    /// through `attribute` (nil = absent); `channel` "anglvel" reads a gyroscope's. Scale
+    /// absent = 1, offset absent = 0. A malformed, zero or negative scale, or a
+    /// malformed offset, is an error naming the attribute.
+    public static func read(_ attribute: (String) -> String?, channel: String = "accel") -> Result<IIOCalibration, SensorError> {
         var scale: [Double] = []
         var offset: [Double] = []
         for axis in axes {
-            switch value(attribute, ["in_accel_\(axis)_scale", "in_accel_scale"], absent: 1) {
+            switch value(attribute, ["in_\(channel)_\(axis)_scale", "in_\(channel)_scale"], absent: 1) {
             case .failure(let error): return .failure(error)
             case .success(let (value, name)):
                 guard value > 0 else {
@@ -28,7 +28,7 @@ public struct IIOCalibration: Sendable, Equatable {
                 }
                 scale.append(value)
             }
-            switch value(attribute, ["in_accel_\(axis)_offset", "in_accel_offset"], absent: 0) {
+            switch value(attribute, ["in_\(channel)_\(axis)_offset", "in_\(channel)_offset"], absent: 0) {
             case .failure(let error): return .failure(error)
             case .success(let (value, _)): offset.append(value)
             }

@@ -15,6 +15,10 @@ public final class IIOPollSensor: SensorBackend {
     private let environment: SensorEnvironment
     private var timer: Posix.Timer?
     private var handler: ((Sample) -> Void)?
+    /// The gyroscope on the same device, read at each tick (nil: none, or switched off).
+    private let gyroscope: IIOGyroscope?
+    private var gyroscopeHandler: ((GyroscopeSample) -> Void)?
+    private var gyroscopeProblems = ProblemLog()
     private var problems = ProblemLog()
     private var failure = FailureReport()
     /// `in_accel_{x,y,z}_raw`, open while started (see `read(at:)`).
@@ -56,6 +60,8 @@ public final class IIOPollSensor: SensorBackend {
             override: environment.settings.mountMatrixOverride, property: device.properties["ACCEL_MOUNT_MATRIX"],
             attribute: attribute, device: device.displayName, warn: { logger.warning($0) })
         self.matrix = matrix
+        gyroscope = environment.settings.gyroscope
+            ? IIOGyroscope.open(syspath: path, accelerometerMatrix: matrix, label: device.displayName, logger: logger) : nil
         if SysfsFile.exists(path + "/sampling_frequency") {
             let value = SamplingFrequency.choose(available: attribute("sampling_frequency_available")
                 ?? attribute("in_accel_sampling_frequency_available"))
@@ -95,9 +101,17 @@ public final class IIOPollSensor: SensorBackend {
         }
     }
 
+    public var gyroscopeName: String? { gyroscope == nil ? nil : name }
+
+    public func startGyroscope(handler: @escaping (GyroscopeSample) -> Void) {
+        guard gyroscope != nil else { return }
+        gyroscopeHandler = handler
+    }
+
     public func stop() {
         timer?.disarm()
         handler = nil
+        gyroscopeHandler = nil
         lastLengthSquared = nil
         watch = nil
         closeRawFiles()
@@ -154,6 +168,14 @@ public final class IIOPollSensor: SensorBackend {
            let again = read(at: min(scheduled, now)) {
             environment.logger.debug("\(name): the reading's length jumped; read again: \(sample) -> \(again)")
             sample = again
+        }
+        if let gyroscopeHandler, let gyroscope {
+            if let rate = gyroscope.read(at: sample.timeMs) {
+                gyroscopeProblems.clear()
+                gyroscopeHandler(rate)
+            } else {
+                gyroscopeProblems.report("\(name): gyroscope reading missing or malformed: skipped", logger: environment.logger)
+            }
         }
         handler(sample)
     }

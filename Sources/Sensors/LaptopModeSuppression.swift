@@ -179,6 +179,8 @@ public final class SuppressibleSensor: SensorBackend {
 
     public func stop() { inner.stop() }
     public func requestReading(atMs: Int64) { inner.requestReading(atMs: atMs) }
+    public var gyroscopeName: String? { inner.gyroscopeName }
+    public func startGyroscope(handler: @escaping (GyroscopeSample) -> Void) { inner.startGyroscope(handler: handler) }
 
     public func currentSample() -> Sample? { gate.laptopMode ? nil : inner.currentSample() }
 }

@@ -22,10 +22,19 @@ public protocol SensorBackend: AnyObject {
     /// the backend's next one: a backend that polls reads then instead; one that is
     /// driven by the device ignores it (its device sends when something changes).
     func requestReading(atMs: Int64)
+    /// The human-readable name of the gyroscope read with this accelerometer (the same
+    /// IMU), nil when there is none or it is switched off (`[Sensor] Gyroscope = off`).
+    var gyroscopeName: String? { get }
+    /// While started, also deliver the gyroscope's readings (on the samples' clock, each
+    /// before the accelerometer reading taken with it) to `handler`; nothing when there
+    /// is no gyroscope. Called after `start`; `stop` ends both.
+    func startGyroscope(handler: @escaping (GyroscopeSample) -> Void)
 }
 
 extension SensorBackend {
     public func requestReading(atMs: Int64) {}
+    public var gyroscopeName: String? { nil }
+    public func startGyroscope(handler: @escaping (GyroscopeSample) -> Void) {}
 }
 
 /// How a backend reads its samples; the raw value is the manager's SensorBackend

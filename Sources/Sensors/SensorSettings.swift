@@ -7,6 +7,8 @@ public struct SensorSettings: Sendable, Equatable {
     public var bufferSilenceMs: Int = 2000
     /// Mount matrix overrides from the configuration (matched by name or modalias).
     public var mountMatrixOverride: MountMatrix?
+    /// Whether a gyroscope found with the accelerometer is read (`[Sensor] Gyroscope`).
+    public var gyroscope = true
 
     public init() {}
 }

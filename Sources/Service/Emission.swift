@@ -34,6 +34,7 @@ public struct ManagerValues: Equatable, Sendable {
     public var hasSensor: Bool
     public var sensorName: String
     public var sensorBackend: String
+    public var gyroscopeName: String
 }
 
 /// The properties of net.hadess.SensorProxy that change.

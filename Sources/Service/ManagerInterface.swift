@@ -43,6 +43,11 @@ extension OrientationService {
             .init(ManagerProperty.sensorBackend.rawValue, "s", doc: "How the sensor is read: iio-buffer, iio-poll, input, simulated, replay; \"\" when there is none.") {
                 .string($0.core.sensorKind)
             },
+            .init(ManagerProperty.gyroscopeName.rawValue, "s", doc: """
+                Human-readable name of the gyroscope fused with the accelerometer; "" when \
+                none is used (no gyroscope, Gyroscope = off in the configuration, or it was \
+                found unusable: stuck, or disagreeing with the accelerometer).
+                """) { .string($0.core.gyroscopeName) },
             .init(ManagerProperty.orientation.rawValue, "s", doc: """
                 The confirmed device orientation: undefined, normal, left-up (left edge on \
                 top), bottom-up or right-up. undefined before the first reading and while \

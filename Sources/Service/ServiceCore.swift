@@ -52,11 +52,16 @@ public final class ServiceCore {
     public var hasSensor: Bool { sensor != nil }
     public var sensorName: String { sensor?.name ?? "" }
     public var sensorKind: String { sensor?.kind.rawValue ?? "" }
+    /// The gyroscope fused with the accelerometer: the sensor's, unless the engine found
+    /// it unusable (stuck, or disagreeing with the accelerometer); "" when none is used.
+    public var gyroscopeName: String { engine.gyroscopeRejected ? "" : sensor?.gyroscopeName ?? "" }
+    /// The GyroscopeName last announced.
+    private var announcedGyroscopeName = ""
     public var tunables: EngineTunables { engine.tunables }
 
     public var manager: ManagerValues {
         ManagerValues(orientation: orientation, tilt: tilt, rotationLocked: rotationLocked, activeClients: activeClients,
-                      hasSensor: hasSensor, sensorName: sensorName, sensorBackend: sensorKind)
+                      hasSensor: hasSensor, sensorName: sensorName, sensorBackend: sensorKind, gyroscopeName: gyroscopeName)
     }
 
     public func client(_ id: UInt64) -> ClientRecord? { clients[id] }
@@ -220,6 +225,10 @@ public final class ServiceCore {
         if before.0 != hasSensor { names.append(.hasSensor) }
         if before.1 != sensorName { names.append(.sensorName) }
         if before.2 != sensorKind { names.append(.sensorBackend) }
+        if announcedGyroscopeName != gyroscopeName {
+            announcedGyroscopeName = gyroscopeName
+            names.append(.gyroscopeName)
+        }
         var out = managerChanged(names)
         if names.contains(.hasSensor), compatClaimers != nil { out.append(.compatChanged([.hasAccelerometer], destination: nil)) }
         if newSensor == nil {
@@ -253,6 +262,7 @@ public final class ServiceCore {
         guard sensorWanted, sensorRunning else { return [] }
         var out = engine.feed(sample) ? applyEngineState() : []
         if let wanted = engine.readingWantedMs { sensor?.requestReading(atMs: wanted) }
+        out += gyroscopeNews()
         if !scaleWarned, let warning = engine.scaleWarning {
             scaleWarned = true
             out.append(.warning("\(sensor?.name ?? "sensor"): \(warning)"))
@@ -281,14 +291,27 @@ public final class ServiceCore {
                 // Even when there is nothing to say: the engine's deadline may have moved.
                 self.onSensorEmissions?(self.sample(sample))
             }
+            sensor.startGyroscope { [weak self] rate in self?.engine.feedGyroscope(rate) }
             sensorRunning = true
         } catch {
             return [.warning("cannot start \(sensor.name): \(error)")]
         }
         // The fresh reading: Start returns with current properties.
-        guard let sample = sensor.currentSample() else { return [] }
+        guard let sample = sensor.currentSample() else { return gyroscopeNews() }
         engine.feed(sample)
-        return applyEngineState()
+        return applyEngineState() + gyroscopeNews()
+    }
+
+    /// What the engine said of the gyroscope since: its one-line warnings, and a new
+    /// GyroscopeName when it gave the gyroscope up (or a fresh engine took it back).
+    private func gyroscopeNews() -> [Emission] {
+        var out: [Emission] = []
+        while let warning = engine.gyroscopeWarning { out.append(.warning("\(sensor?.name ?? "sensor"): \(warning)")) }
+        if announcedGyroscopeName != gyroscopeName {
+            announcedGyroscopeName = gyroscopeName
+            out += managerChanged([.gyroscopeName])
+        }
+        return out
     }
 
     private func releaseSensor() {

@@ -9,7 +9,7 @@ enum GetCommand {
     static let command = Command(
         usage: ["orientationctl get [--json] [--system | --session | --address ADDRESS]"],
         description: """
-            Prints the manager's properties: the sensor, the current orientation and tilt,
+            Prints the manager's properties: the sensor and its gyroscope, the current orientation and tilt,
             the lock and the number of started clients. The sensor is read only while a
             client is started, so a plain get shows the last known values.
             """,
