@@ -17,6 +17,7 @@ import Testing
             PollIntervalMs=50
             BufferSilenceMs=500
             LaptopModeSuppression=true
+            Gyroscope=off
 
             [Sensor accel_*]
             MountMatrix=0, 1, 0; -1, 0, 0; 0, 0, 1
@@ -27,6 +28,9 @@ import Testing
         #expect(config.tunables.orientationSettleMs == 150)
         #expect(config.pollIntervalMs == 50 && config.bufferSilenceMs == 500 && config.laptopModeSuppression)
         #expect(!Configuration().laptopModeSuppression)
+        #expect(!config.gyroscope && !config.settings(for: device).gyroscope)
+        #expect(Configuration().gyroscope && Configuration().settings(for: device).gyroscope)
+        #expect(try Configuration.parse("[Sensor]\nGyroscope = AUTO\n").get().gyroscope)
         #expect(TabletModeSwitch.hasTabletModeBit("2") && TabletModeSwitch.hasTabletModeBit("1 3") && !TabletModeSwitch.hasTabletModeBit("1"))
         let settings = config.settings(for: device)
         #expect(settings.pollIntervalMs == 50)
@@ -51,6 +55,7 @@ import Testing
         ("[Sensor]\nBufferSilenceMs=\n", 2, "BufferSilenceMs"),
         ("[Sensor]\nFoo=1\n", 2, "Foo"),
         ("[Sensor]\nLaptopModeSuppression=maybe\n", 2, "LaptopModeSuppression"),
+        ("[Sensor]\nGyroscope=on\n", 2, "Gyroscope"),
         ("\n\n[Sensor x]\nMountMatrix=1,0;0,1\n", 4, "MountMatrix"),
         ("[Sensor x]\nColour=blue\n", 2, "Colour"),
         ("PollIntervalMs=100\n", 1, "PollIntervalMs"),
