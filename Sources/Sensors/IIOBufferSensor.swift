@@ -25,6 +25,11 @@ public final class IIOBufferSensor: SensorBackend {
     private var failure = FailureReport()
     private var usableSinceStart = false
     private var clock: FrameClock
+    /// A HID sensor hub sibling's gyroscope, read at each batch of frames (the
+    /// accelerometer's own anglvel channels are not read: not in this scan).
+    private let gyroscope: IIOGyroscope?
+    private var gyroscopeHandler: ((GyroscopeSample) -> Void)?
+    private var gyroscopeProblems = ProblemLog()
     private var warnedTimestamps = false
 
     static let axisChannels = ["in_accel_x", "in_accel_y", "in_accel_z"]
@@ -137,6 +142,8 @@ public final class IIOBufferSensor: SensorBackend {
             override: environment.settings.mountMatrixOverride, property: device.properties["ACCEL_MOUNT_MATRIX"],
             attribute: attribute, device: label, warn: { logger.warning($0) })
         self.matrix = matrix
+        gyroscope = environment.settings.gyroscope
+            ? IIOGyroscope.find(accelerometer: path, name: label, accelerometerMatrix: matrix, ownDevice: false, logger: logger) : nil
         logger.debug("\(name): iio-buffer, \(layout.frameBytes)-byte frames, scale \(calibration.scale), offset \(calibration.offset), mount matrix \(matrix) (\(source))")
     }
 
@@ -174,7 +181,15 @@ public final class IIOBufferSensor: SensorBackend {
 
     public func stop() {
         handler = nil
+        gyroscopeHandler = nil
         disable()
+    }
+
+    public var gyroscopeName: String? { gyroscope?.name }
+
+    public func startGyroscope(handler: @escaping (GyroscopeSample) -> Void) {
+        guard gyroscope != nil else { return }
+        gyroscopeHandler = handler
     }
 
     public func currentSample() -> Sample? { latest }
@@ -201,7 +216,18 @@ public final class IIOBufferSensor: SensorBackend {
             warnedTimestamps = true
             environment.logger.warning("\(name): frame timestamps are not on the monotonic clock or not plausible: frames spread by the sampling period instead")
         }
-        for (bytes, stamp) in zip(frames, stamps) { frame(bytes, at: stamp) }
+        // The gyroscope, once a batch, just before its last frame.
+        for (index, (bytes, stamp)) in zip(frames, stamps).enumerated() {
+            if index == frames.count - 1, let gyroscopeHandler, let gyroscope {
+                if let rate = gyroscope.read(at: stamp) {
+                    gyroscopeProblems.clear()
+                    gyroscopeHandler(rate)
+                } else {
+                    gyroscopeProblems.report("\(name): gyroscope reading missing or malformed: skipped", logger: environment.logger)
+                }
+            }
+            frame(bytes, at: stamp)
+        }
         if offset < chunk.endIndex {
             problems.report("\(name): truncated frame (\(chunk.endIndex - offset) of \(frameBytes) bytes): dropped", logger: environment.logger)
         }

@@ -61,7 +61,7 @@ public final class IIOPollSensor: SensorBackend {
             attribute: attribute, device: device.displayName, warn: { logger.warning($0) })
         self.matrix = matrix
         gyroscope = environment.settings.gyroscope
-            ? IIOGyroscope.open(syspath: path, accelerometerMatrix: matrix, label: device.displayName, logger: logger) : nil
+            ? IIOGyroscope.find(accelerometer: path, name: device.displayName, accelerometerMatrix: matrix, logger: logger) : nil
         if SysfsFile.exists(path + "/sampling_frequency") {
             let value = SamplingFrequency.choose(available: attribute("sampling_frequency_available")
                 ?? attribute("in_accel_sampling_frequency_available"))
@@ -101,7 +101,7 @@ public final class IIOPollSensor: SensorBackend {
         }
     }
 
-    public var gyroscopeName: String? { gyroscope == nil ? nil : name }
+    public var gyroscopeName: String? { gyroscope?.name }
 
     public func startGyroscope(handler: @escaping (GyroscopeSample) -> Void) {
         guard gyroscope != nil else { return }

@@ -66,4 +66,51 @@ import TestSupport
         try SensorPollTests.setRaw(fixture, FakeDevice.syspath(0), FakeDevice.raw("right-up"))
         #expect(SensorPollTests.waitForOrientation(peer, "right-up"), "stderr:\n\(fixture.stderr)")
     }
+
+    /// A HID sensor hub's accel_3d and, in another collection of the same hub, a
+    /// gyro_3d (each its own IIO device), each with an optional label.
+    static func hub(accelLabel: String? = nil, gyroLabel: String? = nil) -> (accel: String, gyro: String) {
+        let hub = "/devices/pci0000:00/0000:00:14.0/usb1/1-5/1-5:1.0/0003:8087:0A04.0001"
+        var accel = "P: \(hub)/HID-SENSOR-200073.0/iio:device0\nE: SUBSYSTEM=iio\nE: ORIENTATIOND_TYPE=iio-poll-accel\n"
+        accel += "A: name=accel_3d\nA: in_accel_x_raw=0\nA: in_accel_y_raw=-1000\nA: in_accel_z_raw=0\nA: in_accel_scale=0.00980665\n"
+        if let accelLabel { accel += "A: label=\(accelLabel)\n" }
+        var gyro = "P: \(hub)/HID-SENSOR-200076.0/iio:device1\nE: SUBSYSTEM=iio\n"
+        gyro += "A: name=gyro_3d\nA: in_anglvel_x_raw=12\nA: in_anglvel_y_raw=-7\nA: in_anglvel_z_raw=3\nA: in_anglvel_scale=0.000174533\n"
+        if let gyroLabel { gyro += "A: label=\(gyroLabel)\n" }
+        return (accel, gyro)
+    }
+
+    func startHub(_ devices: (accel: String, gyro: String)) throws -> (SensorDaemonFixture, Peer) {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(devices.gyro)
+        try fixture.testbed.add(devices.accel)
+        return (fixture, try fixture.start())
+    }
+
+    @Test func aHIDSensorHubsGyroscopeBesideItsAccelerometerIsPaired() throws {
+        let (fixture, peer) = try startHub(Self.hub())
+        #expect(try peer.managerProperty("SensorName") == .string("accel_3d (iio:device0)"), "stderr:\n\(fixture.stderr)")
+        #expect(try peer.managerProperty("GyroscopeName") == .string("gyro_3d (iio:device1)"), "stderr:\n\(fixture.stderr)")
+    }
+
+    @Test func aDisplayAccelerometerIsNeverPairedWithABaseGyroscope() throws {
+        let (fixture, peer) = try startHub(Self.hub(accelLabel: "accel-display", gyroLabel: "anglvel-base"))
+        #expect(try peer.managerProperty("SensorName") == .string("accel_3d (iio:device0)"), "stderr:\n\(fixture.stderr)")
+        #expect(try peer.managerProperty("GyroscopeName") == .string(""), "stderr:\n\(fixture.stderr)")
+        // The same places: paired.
+        let (second, same) = try startHub(Self.hub(accelLabel: "accel-display", gyroLabel: "anglvel-display"))
+        #expect(try same.managerProperty("GyroscopeName") == .string("gyro_3d (iio:device1)"), "stderr:\n\(second.stderr)")
+    }
+
+    @Test func aBufferedHIDAccelerometerIsPairedWithItsHubsGyroscope() throws {
+        let hub = "/devices/pci0000:00/0000:00:14.0/usb1/1-5/1-5:1.0/0003:8087:0A04.0001"
+        let accel = FakeDevice.iioBuffer(raw: FakeDevice.raw("normal"))
+            .replacingOccurrences(of: "P: /devices/platform/accel0/iio:device0", with: "P: \(hub)/HID-SENSOR-200073.0/iio:device0")
+        let (fixture, peer) = try startHub((accel, Self.hub().gyro))
+        #expect(try peer.managerProperty("SensorBackend") == .string("iio-buffer"), "stderr:\n\(fixture.stderr)")
+        #expect(try peer.managerProperty("GyroscopeName") == .string("gyro_3d (iio:device1)"), "stderr:\n\(fixture.stderr)")
+        _ = try SensorPollTests.startClient(peer)
+        try fixture.testbed.writeNode(FakeDevice.devnode(0), FakeDevice.frameS16(FakeDevice.raw("left-up")))
+        #expect(SensorPollTests.waitForOrientation(peer, "left-up"), "stderr:\n\(fixture.stderr)")
+    }
 }
