@@ -19,6 +19,10 @@ import Posix
 /// its stamp: a writer that paused). (Stamped with the recording's own `t_ms`, a deadline armed on the monotonic
 /// clock fell due at once, and every settle time completed on a single reading.)
 /// Malformed lines are logged with their line number and skipped.
+///
+/// A file's gyroscope, recorded beside it as `gyro/NAME` (what `orientationctl record
+/// --output` writes), is played with it: each reading before the accelerometer reading
+/// of the same time.
 public final class ReplaySensor: SensorBackend {
     public let name: String
     public let kind = BackendKind.replay
@@ -28,8 +32,12 @@ public final class ReplaySensor: SensorBackend {
     private var handler: ((Sample) -> Void)?
     private var latest: Sample?
 
-    // Regular file.
+    // Regular file, and its gyroscope.
     private var samples: [Sample] = []
+    private var gyro: [GyroscopeSample] = []
+    private var nextGyro = 0
+    private var gyroHandler: ((GyroscopeSample) -> Void)?
+    private var gyroName: String?
     private var originMs: Int64 = 0
     private var nextIndex = 0
     private var timer: Posix.Timer?
@@ -67,6 +75,7 @@ public final class ReplaySensor: SensorBackend {
                 throw SensorError("cannot read \(path): \(error)")
             }
             for line in text.split(separator: "\n", omittingEmptySubsequences: false) { accept(line) }
+            loadGyroscope(Self.gyroscopePath(beside: path))
             originMs = MonotonicClock.milliseconds()
         }
     }
@@ -85,7 +94,51 @@ public final class ReplaySensor: SensorBackend {
         scheduleNext()
     }
 
+    /// gyro/NAME in the directory of the trace NAME: where a trace's gyroscope is kept.
+    public static func gyroscopePath(beside trace: String) -> String {
+        guard let slash = trace.lastIndex(of: "/") else { return "gyro/" + trace }
+        return trace[...slash] + "gyro/" + trace[trace.index(after: slash)...]
+    }
+
+    public var gyroscopeName: String? { gyroName }
+
+    public func startGyroscope(handler: @escaping (GyroscopeSample) -> Void) {
+        guard gyroName != nil else { return }
+        gyroHandler = handler
+    }
+
+    /// Loads the gyroscope recorded beside the file, if there is one.
+    private func loadGyroscope(_ path: String) {
+        guard let text = try? FileSystem.readText(path, limit: 256 << 20) else { return }
+        var number = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            number += 1
+            switch TraceLine.parse(line) {
+            case .success(nil): continue
+            case .failure(let error): logger.warning("replay: \(path):\(number): \(error.message), skipped")
+            case .success(let s?):
+                if let last = gyro.last, s.timeMs <= last.timeMs {
+                    logger.warning("replay: \(path):\(number): time \(s.timeMs) ms does not come after \(last.timeMs) ms, skipped")
+                    continue
+                }
+                gyro.append(GyroscopeSample(timeMs: s.timeMs, x: s.x, y: s.y, z: s.z))
+            }
+        }
+        if !gyro.isEmpty { gyroName = "Replay of \(path)" }
+    }
+
+    /// Plays (or, with no handler, skips) the gyroscope readings up to the trace time `t`.
+    private func playGyroscope(through t: Int64) {
+        while nextGyro < gyro.count, gyro[nextGyro].timeMs <= t {
+            var g = gyro[nextGyro]
+            g.timeMs = originMs + (g.timeMs - firstTimeMs)
+            nextGyro += 1
+            gyroHandler?(g)
+        }
+    }
+
     public func stop() {
+        gyroHandler = nil
         handler = nil
         timer?.disarm()
     }
@@ -119,11 +172,16 @@ public final class ReplaySensor: SensorBackend {
             latest = onMonotonicClock(samples[nextIndex])
             nextIndex += 1
         }
+        let saved = gyroHandler
+        gyroHandler = nil
+        playGyroscope(through: firstTimeMs + now)
+        gyroHandler = saved
     }
 
     private func playDue() {
         let now = elapsedMs
         while nextIndex < samples.count, samples[nextIndex].timeMs - firstTimeMs <= now {
+            playGyroscope(through: samples[nextIndex].timeMs)
             let sample = onMonotonicClock(samples[nextIndex])
             latest = sample
             nextIndex += 1

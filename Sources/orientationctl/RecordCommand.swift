@@ -16,6 +16,9 @@ enum RecordCommand {
             "t_ms,x,y,z" line per sample, milliseconds from the first sample, m/s^2 in the
             engine's frame (README: upright at rest reads 0,-9.81,0). The trace replays
             with 'orientationctl replay FILE' and 'orientationd --sensor replay:FILE'.
+            With --output FILE, a gyroscope read with the accelerometer (the manager's
+            GyroscopeName) is recorded beside it in gyro/FILE (rad/s, the same frame and
+            clock), where both of those read it back.
             """,
         groups: [OptionGroup("Options:", [
             Option("--seconds", value: "N", help: "Stop after N seconds (default: until Ctrl-C or SIGTERM)."),
@@ -85,6 +88,20 @@ enum RecordCommand {
                                             : "the accelerometer changed: recording stopped")
             loop?.quit(1)
         }
+        var gyroOutput: FileDescriptor?
+        var gyroCount = 0
+        if let outputPath, let gyroName = sensor.gyroscopeName {
+            let path = ReplaySensor.gyroscopePath(beside: outputPath)
+            let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+            _ = mkdir(directory, 0o755)
+            do {
+                let fd = try FileDescriptor.open(path, [.writeOnly, .create, .truncate])
+                ReplayCommand.writeAll(fd.rawValue, "# orientationctl record: \(gyroName); t_ms,x,y,z in rad/s\n")
+                gyroOutput = fd
+            } catch {
+                Output.error("cannot write '\(path)': \(error); the gyroscope is not recorded")
+            }
+        }
         do {
             try sensor.start { sample in
                 let t0 = first ?? sample.timeMs
@@ -96,6 +113,14 @@ enum RecordCommand {
             Output.error("cannot read \(sensor.name): \(error)")
             return 1
         }
+        if let gyroFd = gyroOutput?.rawValue {
+            sensor.startGyroscope { rate in
+                let t0 = first ?? rate.timeMs
+                first = t0
+                gyroCount += 1
+                ReplayCommand.writeAll(gyroFd, "\(rate.timeMs - t0),\(number(rate.x)),\(number(rate.y)),\(number(rate.z))\n")
+            }
+        }
         var stopTimer: Posix.Timer?
         if let seconds {
             stopTimer = try? Posix.Timer(loop: loop) { [weak loop] in loop?.quit(0) }
@@ -103,8 +128,9 @@ enum RecordCommand {
         }
         let status = loop.run()
         sensor.stop()
-        withExtendedLifetime((monitor, stopTimer)) {}
-        Output.error("recorded \(count) samples from \(sensor.name)")
+        withExtendedLifetime((monitor, stopTimer, gyroOutput)) {}
+        Output.error("recorded \(count) samples from \(sensor.name)"
+            + (gyroOutput == nil ? "" : " and \(gyroCount) from its gyroscope"))
         return status
     }
 

@@ -164,7 +164,7 @@ enum ReplayCommand {
         // The gyroscope beside the trace, if any (and wanted).
         var gyro: [GyroscopeSample] = []
         if tracePath != "-" && !parsed.has("--no-gyro") {
-            let path = gyroscopePath(beside: tracePath)
+            let path = ReplaySensor.gyroscopePath(beside: tracePath)
             if let gfd = try? FileDescriptor.open(path) {
                 var number = 0
                 var last: Int64?
@@ -241,12 +241,6 @@ enum ReplayCommand {
             return 1
         }
         return 0
-    }
-
-    /// gyro/NAME.csv in the trace's directory.
-    static func gyroscopePath(beside trace: String) -> String {
-        guard let slash = trace.lastIndex(of: "/") else { return "gyro/" + trace }
-        return trace[...slash] + "gyro/" + trace[trace.index(after: slash)...]
     }
 
     /// Word-wrap `text` at `width` columns with `indent` spaces before every line.

@@ -39,9 +39,10 @@ struct DaemonOptions {
                                 four orientations and laid flat, in a
                                 loop (demos and development only)
                   replay:PATH   "t_ms,x,y,z" lines in m/s^2 from a file
-                                (played at the pace of its timestamps),
-                                a FIFO or "-" for standard input
-                                (applied as lines arrive)
+                                (played at the pace of its timestamps,
+                                with the gyroscope recorded beside it in
+                                gyro/NAME, if any), a FIFO or "-" for
+                                standard input (applied as lines arrive)
                 """),
             Option("--config", value: "PATH", help: """
                 Read the configuration from PATH instead of

@@ -28,6 +28,28 @@ import TestSupport
         #expect(replay.stdout.hasPrefix("0,right-up,"), "\(replay.stdout)")
     }
 
+    @Test func recordsTheGyroscopeBesideTheTraceAfterItsScaleAndMountMatrix() throws {
+        let fixture = try SensorDaemonFixture()
+        // 100 counts at 0.001 rad/s about x, with the mount matrix turning x into -x.
+        try fixture.testbed.add(SensorGyroscopeTests.imu(gyroscope: [
+            "in_anglvel_x_raw": "100", "in_anglvel_y_raw": "0", "in_anglvel_z_raw": "0", "in_anglvel_scale": "0.001",
+            "in_anglvel_mount_matrix": "-1, 0, 0; 0, -1, 0; 0, 0, 1"]))
+        let output = fixture.bus.directory + "/trace.csv"
+        let record = try ChildProcess.run(product: "orientationctl", arguments: ["record", "--seconds", "0.6", "--output", output],
+                                          directory: fixture.bus.directory, environment: fixture.testbed.environment)
+        #expect(record.status == 0, "\(record.stderr)")
+        #expect(record.stderr.contains("from its gyroscope"), "\(record.stderr)")
+        let lines = try String(contentsOfFile: fixture.bus.directory + "/gyro/trace.csv", encoding: .utf8).split(separator: "\n")
+        #expect(lines.first?.hasPrefix("# orientationctl record: accel_3d (iio:device0); t_ms,x,y,z in rad/s") == true, "\(lines)")
+        let rates = lines.dropFirst().map { $0.split(separator: ",").compactMap { Double($0) } }
+        #expect(rates.count >= 3, "\(lines)")
+        for r in rates { #expect(r.count == 4 && abs(r[1] + 0.1) < 1e-6 && r[2] == 0 && r[3] == 0, "\(r)") }
+        // Both replay: the gyroscope beside the trace is read back (its name in the log
+        // of a daemon that plays them would be "Replay of .../gyro/trace.csv").
+        let replay = try ChildProcess.run(product: "orientationctl", arguments: ["replay", "--explain", output], directory: fixture.bus.directory)
+        #expect(replay.status == 0 && replay.stdout.contains("fused with the gyroscope"), "\(replay.stdout)\n\(replay.stderr)")
+    }
+
     @Test func noAccelerometerIsAClearError() throws {
         let fixture = try SensorDaemonFixture()
         let record = try ChildProcess.run(product: "orientationctl", arguments: ["record", "--seconds", "1"],

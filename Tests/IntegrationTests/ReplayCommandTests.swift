@@ -43,7 +43,16 @@ import TestSupport
     /// A pass into left-up and back at 110°/s (the accelerometer calm at every reading),
     /// and the gyroscope beside it in gyro/NAME.csv, one malformed line in it.
     func writeWave() throws -> String {
-        var trace = "", gyro = "0,0,0\n"
+        let (trace, gyro) = Self.wave()
+        try FileManager.default.createDirectory(atPath: directory + "/gyro", withIntermediateDirectories: true)
+        try trace.write(toFile: directory + "/wave.csv", atomically: true, encoding: .utf8)
+        try ("0,0,0\n" + gyro).write(toFile: directory + "/gyro/wave.csv", atomically: true, encoding: .utf8)
+        return directory + "/wave.csv"
+    }
+
+    /// The wave's accelerometer and gyroscope lines.
+    static func wave() -> (trace: String, gyro: String) {
+        var trace = "", gyro = ""
         for t in stride(from: 0, to: 4000, by: 10) {
             let phi = t < 1000 ? 0 : t < 2045 ? -0.11 * Double(t - 1000) : t < 3090 ? -115 + 0.11 * Double(t - 2045) : 0
             let p = phi * Double.pi / 180
@@ -51,10 +60,7 @@ import TestSupport
             let rate = t >= 1000 && t < 2045 ? -0.11 : t >= 2045 && t < 3090 ? 0.11 : 0
             gyro += "\(t),\(0.002 * sin(Double(t))),0,\(rate * 1000 * Double.pi / 180)\n"
         }
-        try FileManager.default.createDirectory(atPath: directory + "/gyro", withIntermediateDirectories: true)
-        try trace.write(toFile: directory + "/wave.csv", atomically: true, encoding: .utf8)
-        try gyro.write(toFile: directory + "/gyro/wave.csv", atomically: true, encoding: .utf8)
-        return directory + "/wave.csv"
+        return (trace, gyro)
     }
 
     @Test func theGyroscopeBesideTheTraceIsFusedUnlessNoGyro() throws {

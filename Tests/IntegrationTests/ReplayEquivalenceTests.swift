@@ -123,4 +123,51 @@ import TestSupport
             #expect(abs(daemon.0 - replay.0) <= 50, "\(daemon.1): daemon at \(daemon.0) ms, replay at \(replay.0) ms")
         }
     }
+
+    @Test func theReplaySensorPlaysTheGyroscopeRecordedBesideTheTrace() throws {
+        // Two seconds upright first, for the client to start, then the wave, then a turn
+        // to right-up held: with the gyroscope the daemon, as orientationctl replay,
+        // follows the turn and not the wave.
+        let (wave, gyro) = ReplayCommandTests.wave()
+        func shifted(_ text: String) -> String {
+            text.split(separator: "\n").map { line in
+                var fields = line.split(separator: ",").map(String.init)
+                fields[0] = String((Int(fields[0]) ?? 0) + 2000)
+                return fields.joined(separator: ",")
+            }.joined(separator: "\n") + "\n"
+        }
+        var lead = "", leadGyro = ""
+        for t in stride(from: 0, to: 2000, by: 10) {
+            lead += "\(t),0,-9.81,0\n"
+            leadGyro += "\(t),\(0.002 * sin(Double(t))),0,0\n"
+        }
+        var turn = "", turnGyro = ""
+        for t in stride(from: 6000, to: 7000, by: 10) {
+            turn += "\(t),-9.81,0,0\n"
+            turnGyro += "\(t),\(0.002 * sin(Double(t))),0,0\n"
+        }
+        let bus = try TestBus()
+        let path = bus.directory + "/wave.csv"
+        try FileManager.default.createDirectory(atPath: bus.directory + "/gyro", withIntermediateDirectories: true)
+        try (lead + shifted(wave) + turn).write(toFile: path, atomically: true, encoding: .utf8)
+        try (leadGyro + shifted(gyro) + turnGyro).write(toFile: bus.directory + "/gyro/wave.csv", atomically: true, encoding: .utf8)
+        let replayed = try ChildProcess.run(product: "orientationctl", arguments: ["replay", path], directory: bus.directory)
+        #expect(replayed.stdout.split(separator: "\n").map { $0.split(separator: ",")[1] } == ["normal", "right-up"],
+                "\(replayed.stdout)")
+
+        let daemon = try ChildProcess(product: "orientationd", arguments: ["--address", bus.address, "--sensor", "replay:" + path],
+                                      directory: bus.directory)
+        let peer = try Peer(bus: bus)
+        #expect(peer.waitForService(), "stderr:\n\(daemon.stderr)")
+        #expect(try peer.managerProperty("GyroscopeName") == .string("Replay of \(bus.directory)/gyro/wave.csv"))
+        let client = try peer.createClient()
+        try peer.call(client, Peer.clientInterface, "Start")
+        func wills() -> [String] {
+            peer.signalSummaries(path: Peer.manager).filter { $0.contains("OrientationWillChange") && !$0.contains("undefined") }
+        }
+        #expect(peer.waitUntil(seconds: 10) { wills().contains { $0.hasSuffix("right-up") } }, "stderr:\n\(daemon.stderr)")
+        #expect(wills() == ["\(Peer.manager) OrientationWillChange normal,right-up"], "\(wills())")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
 }
