@@ -64,6 +64,9 @@ public final class OrientationClient {
         /// The manager's HasSensor and SensorName.
         public var hasSensor = false
         public var sensorName = ""
+        /// The manager's GyroscopeName: the gyroscope fused with the accelerometer, "" when
+        /// none is.
+        public var gyroscopeName = ""
         /// The manager's RotationLocked.
         public var rotationLocked = false
         public init() {}
@@ -76,7 +79,8 @@ public final class OrientationClient {
         case changed(State)
         /// The manager's tilt changed (tilt is not a per-client property).
         case tiltChanged(Tilt)
-        /// An accelerometer appeared or went away (the manager's HasSensor, SensorName).
+        /// An accelerometer appeared or went away, or its gyroscope did (the manager's
+        /// HasSensor, SensorName, GyroscopeName: the last is in `state`).
         case sensorChanged(hasSensor: Bool, name: String)
         /// The manager's RotationLocked changed.
         case lockChanged(Bool)
@@ -308,6 +312,7 @@ public final class OrientationClient {
             case ManagerProperty.tilt.rawValue: state.tilt = value.stringValue.flatMap(Tilt.init(rawValue:)) ?? .undefined
             case ManagerProperty.hasSensor.rawValue: state.hasSensor = value.boolValue ?? false
             case ManagerProperty.sensorName.rawValue: state.sensorName = value.stringValue ?? ""
+            case ManagerProperty.gyroscopeName.rawValue: state.gyroscopeName = value.stringValue ?? ""
             case ManagerProperty.rotationLocked.rawValue: state.rotationLocked = value.boolValue ?? false
             default: break
             }
@@ -370,10 +375,13 @@ public final class OrientationClient {
             }
             let hasSensor = entries.first(where: { $0.key == ManagerProperty.hasSensor.rawValue })?.value.unwrappedVariant.boolValue
             let name = entries.first(where: { $0.key == ManagerProperty.sensorName.rawValue })?.value.unwrappedVariant.stringValue
-            if hasSensor != nil || name != nil {
+            let gyroscope = entries.first(where: { $0.key == ManagerProperty.gyroscopeName.rawValue })?.value.unwrappedVariant.stringValue
+            if hasSensor != nil || name != nil || gyroscope != nil {
                 let changed = (hasSensor ?? state.hasSensor) != state.hasSensor || (name ?? state.sensorName) != state.sensorName
+                    || (gyroscope ?? state.gyroscopeName) != state.gyroscopeName
                 state.hasSensor = hasSensor ?? state.hasSensor
                 state.sensorName = name ?? state.sensorName
+                state.gyroscopeName = gyroscope ?? state.gyroscopeName
                 if changed { onEvent?(.sensorChanged(hasSensor: state.hasSensor, name: state.sensorName)) }
             }
             return false

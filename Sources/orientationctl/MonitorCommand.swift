@@ -37,9 +37,11 @@ enum MonitorCommand {
               changed    device D, interface I, content rotation R           (after it)
               tilt       T
               sensor     NAME, or none (HasSensor false; waiting for one)   (at start when
-                                                                             there is none,
-                                                                             and as one
-                                                                             comes or goes)
+                         and the gyroscope fused with it, if any              there is none
+                                                                             or it has a
+                                                                             gyroscope, and
+                                                                             as either comes
+                                                                             or goes)
               service-lost / attached                                        (daemon restarts)
             """)
 
@@ -81,8 +83,10 @@ enum MonitorCommand {
         }
         let printer = Printer(json: options.json)
         printer.state("state", client.state)
-        if !client.state.hasSensor { printer.sensor(hasSensor: false, name: "") }
-        client.onEvent = { event in printer.event(event) }
+        if !client.state.hasSensor || !client.state.gyroscopeName.isEmpty {
+            printer.sensor(hasSensor: client.state.hasSensor, name: client.state.sensorName, gyroscope: client.state.gyroscopeName)
+        }
+        client.onEvent = { [unowned client] event in printer.event(event, gyroscope: client.state.gyroscopeName) }
         let code = loop.run()
         client.close()
         return code
@@ -113,7 +117,8 @@ enum MonitorCommand {
             }
         }
 
-        func event(_ event: OrientationClient.Event) {
+        /// `gyroscope`: the client's GyroscopeName as it stands after the event.
+        func event(_ event: OrientationClient.Event, gyroscope: String) {
             switch event {
             case .willChange(let from, let to, let rotation):
                 // A will-change announces a different interface orientation or content
@@ -142,21 +147,22 @@ enum MonitorCommand {
                 }
             case .attached(let s):
                 state("attached", s)
-                if !s.hasSensor { sensor(hasSensor: false, name: "") }
+                if !s.hasSensor || !s.gyroscopeName.isEmpty { sensor(hasSensor: s.hasSensor, name: s.sensorName, gyroscope: s.gyroscopeName) }
             case .sensorChanged(let hasSensor, let name):
-                sensor(hasSensor: hasSensor, name: name)
+                sensor(hasSensor: hasSensor, name: name, gyroscope: gyroscope)
             case .lockChanged:
                 // The lock shows in what it does to the orientation; `get` prints it.
                 break
             }
         }
 
-        func sensor(hasSensor: Bool, name: String) {
+        func sensor(hasSensor: Bool, name: String, gyroscope: String) {
             if json {
                 Output.line(Output.json([("time", Output.epochSeconds()), ("event", "\"sensor\""),
-                                         ("has_sensor", hasSensor ? "true" : "false"), ("name", Output.quote(name))]))
+                                         ("has_sensor", hasSensor ? "true" : "false"), ("name", Output.quote(name)),
+                                         ("gyroscope", Output.quote(gyroscope))]))
             } else if hasSensor {
-                Output.line("\(Output.clock()) sensor: \(name)")
+                Output.line("\(Output.clock()) sensor: \(name)" + (gyroscope.isEmpty ? "" : ", gyroscope: \(gyroscope)"))
             } else {
                 Output.line("\(Output.clock()) sensor: no accelerometer (HasSensor false); waiting for one")
             }

@@ -33,6 +33,19 @@ import TestSupport
         #expect(SensorPollTests.waitForOrientation(peer, "left-up"), "stderr:\n\(fixture.stderr)")
     }
 
+    @Test func getAndMonitorShowTheGyroscope() throws {
+        let (fixture, peer) = try start(Self.imu())
+        let get = try ChildProcess.run(product: "orientationctl", arguments: ["--address", fixture.bus.address, "get"],
+                                       directory: fixture.bus.directory)
+        #expect(get.stdout.contains("GyroscopeName") && get.stdout.contains("accel_3d (iio:device0)"), "\(get.stdout)")
+        let monitor = try ChildProcess(product: "orientationctl", arguments: ["--address", fixture.bus.address, "monitor"],
+                                       directory: fixture.bus.directory)
+        #expect(peer.waitUntil { monitor.stdout.contains("sensor: accel_3d (iio:device0), gyroscope: accel_3d (iio:device0)") },
+                "\(monitor.stdout)")
+        monitor.signal(SIGTERM)
+        _ = monitor.waitForExit()
+    }
+
     @Test func gyroscopeOffInTheConfigurationIsNotRead() throws {
         let (fixture, peer) = try start(Self.imu(), config: "[Sensor]\nGyroscope = off\n")
         #expect(try peer.managerProperty("GyroscopeName") == .string(""), "stderr:\n\(fixture.stderr)")
