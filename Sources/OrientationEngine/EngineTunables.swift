@@ -85,6 +85,11 @@ public struct EngineTunables: Sendable, Equatable {
     /// `GyroMaxRateDegS`: readings beyond this are saturated, and ignored.
     public var gyroMaxRateDegS: Double = 2000
 
+    /// `GyroIntegrateMaxMs`: a gyroscope read at least this often is integrated into the
+    /// up vector the stride rule reads; one read more rarely (a 10 Hz poll) misses the
+    /// turns between its readings, and only says whether the device is turning.
+    public var gyroIntegrateMaxMs: Double = 25
+
     /// `GyroDisagreeDeg`, `GyroDisagreeMs`: a fused up vector this far from calm
     /// accelerometer readings for this long means the gyroscope is wrong (a unit error, a
     /// wrong scale, another device's): it is not used.
@@ -208,6 +213,8 @@ public struct EngineTunables: Sendable, Equatable {
               summary: "a gyroscope repeating one reading this long is stuck and not used"),
         Entry(key: "GyroMaxRateDegS", path: \.gyroMaxRateDegS, unit: "degrees/s", min: 1, max: 100_000,
               summary: "gyroscope readings beyond this are saturated and ignored"),
+        Entry(key: "GyroIntegrateMaxMs", path: \.gyroIntegrateMaxMs, unit: "ms", min: 0, max: 1000,
+              summary: "a gyroscope read at least this often is integrated into the up vector the stride rule reads"),
         Entry(key: "GyroDisagreeDeg", path: \.gyroDisagreeDeg, unit: "degrees", min: 1, max: 180,
               summary: "a fused up vector this far from calm accelerometer readings for GyroDisagreeMs: the gyroscope is not used"),
         Entry(key: "GyroDisagreeMs", path: \.gyroDisagreeMs, unit: "ms", min: 1, max: 600_000,

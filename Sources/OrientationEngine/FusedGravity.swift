@@ -46,12 +46,15 @@ struct FusedGravity: GravityEstimator {
     private let cosDisagree: Double
     private let disagreeMs: Double
     private let restMs: Double
+    private let integrateMaxMs: Double
 
     /// The fused up vector (unit); zero until the first accelerometer reading.
     private var up = Vector3.zero
     private var bias = Vector3.zero
     private var lastRate: Vector3?
     private var lastGyroMs = -Double.infinity
+    /// The interval between the last two gyroscope readings.
+    private var gyroIntervalMs = Double.infinity
     private var sameSinceMs = 0.0
     private var disagreeingMs = 0.0
     private var disagreeingRests = 0
@@ -75,6 +78,7 @@ struct FusedGravity: GravityEstimator {
         cosDisagree = EngineMath.cosDegrees(t.gyroDisagreeDeg)
         disagreeMs = t.gyroDisagreeMs
         restMs = t.restMs
+        integrateMaxMs = t.gyroIntegrateMaxMs
         rotation = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
     }
 
@@ -122,6 +126,7 @@ struct FusedGravity: GravityEstimator {
             sameSinceMs = t
         }
         let dt = lastGyroMs.isFinite ? min(t - lastGyroMs, timeoutMs) : 0
+        gyroIntervalMs = lastGyroMs.isFinite ? t - lastGyroMs : .infinity
         lastGyroMs = t
         lastRate = w
         if atRest && biasLearnMs > 0 {
@@ -192,6 +197,13 @@ struct FusedGravity: GravityEstimator {
         // Calm: neither turning nor disturbed (the accelerometer's own measure: a swing's
         // pull, a stride, a knock), one peak that decays.
         rotation.observe(e.lastDisturbance, at: t)
+        // Where the gyroscope is read often enough to integrate (GyroIntegrateMaxMs), its
+        // up vector is what the stride rule reads: through a run or a swing it is the
+        // device's real attitude, and a proposal it holds for StrideMs is a real hold.
+        if gyroIntervalMs <= integrateMaxMs {
+            e.strideUp = up
+            e.strideLength = 1
+        }
         e.disturbance = rotation
         e.lastDisturbance = max(lastRotation, e.lastDisturbance)
         estimate = e

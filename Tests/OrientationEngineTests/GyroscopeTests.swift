@@ -150,4 +150,34 @@ struct GyroscopeTests {
         e.feed(poseSample(t: 40, phi: 0, theta: 0))
         #expect(e.fusingGyroscope && !e.gyroscopeRejected && e.orientation == .normal)
     }
+
+    /// A turn to left-up at 2 s, held, while the readings bounce between 0.6 and 1.4 g
+    /// (never calm, never at rest), at 100 Hz; the gyroscope read every `gyroEveryMs` ms,
+    /// or not at all. When left-up was reported, ms after the turn ended.
+    func turnWhileBouncing(gyroEveryMs: Int64?) -> Int64? {
+        var e = OrientationEngine()
+        let phi = { (t: Double) -> Double in t < 2000 ? 0 : t < 2300 ? -0.3 * (t - 2000) : -90 }
+        for t in stride(from: Int64(0), to: 6000, by: 10) {
+            let time = Double(t)
+            if let every = gyroEveryMs, t % every == 0 {
+                let rate = (phi(time + 5) - phi(time - 5)) / 10 * 1000 * .pi / 180
+                e.feedGyroscope(GyroscopeSample(timeMs: t, x: 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: rate))
+            }
+            let g = 9.81 * (t < 1000 ? 1 : t / 10 % 2 == 0 ? 0.6 : 1.4)
+            e.feed(poseSample(t: t, phi: phi(time), theta: 0, g: g))
+            if e.orientation == .leftUp { return t - 2300 }
+        }
+        return nil
+    }
+
+    @Test("a gyroscope read often enough gives the stride rule the real attitude: a turn under sustained acceleration is decided sooner")
+    func strideRuleOnTheGyroscopesUpVector() throws {
+        let alone = try #require(turnWhileBouncing(gyroEveryMs: nil))
+        let fused = try #require(turnWhileBouncing(gyroEveryMs: 10))
+        #expect(fused <= Int64(EngineTunables.default.strideMs) + 100, "with the gyroscope after \(fused) ms")
+        #expect(fused + 300 < alone, "gyroscope \(fused) ms, accelerometer alone \(alone) ms")
+        // Read at 10 Hz, it is not integrated: the accelerometer's stride estimate decides.
+        let slow = try #require(turnWhileBouncing(gyroEveryMs: 100))
+        #expect(abs(slow - alone) <= 100, "gyroscope at 10 Hz \(slow) ms, accelerometer alone \(alone) ms")
+    }
 }
