@@ -30,6 +30,8 @@ public final class IIOBufferSensor: SensorBackend {
     private let gyroscope: IIOGyroscope?
     private var gyroscopeHandler: ((GyroscopeSample) -> Void)?
     private var gyroscopeProblems = ProblemLog()
+    /// Set when the gyroscope's device went away: it is not read again.
+    private var gyroscopeGone = false
     private var warnedTimestamps = false
 
     static let axisChannels = ["in_accel_x", "in_accel_y", "in_accel_z"]
@@ -185,7 +187,7 @@ public final class IIOBufferSensor: SensorBackend {
         disable()
     }
 
-    public var gyroscopeName: String? { gyroscope?.name }
+    public var gyroscopeName: String? { gyroscopeGone ? nil : gyroscope?.name }
 
     public func startGyroscope(handler: @escaping (GyroscopeSample) -> Void) {
         guard gyroscope != nil else { return }
@@ -218,10 +220,13 @@ public final class IIOBufferSensor: SensorBackend {
         }
         // The gyroscope, once a batch, just before its last frame.
         for (index, (bytes, stamp)) in zip(frames, stamps).enumerated() {
-            if index == frames.count - 1, let gyroscopeHandler, let gyroscope {
+            if index == frames.count - 1, let gyroscopeHandler, let gyroscope, !gyroscopeGone {
                 if let rate = gyroscope.read(at: stamp) {
                     gyroscopeProblems.clear()
                     gyroscopeHandler(rate)
+                } else if !gyroscope.isPresent {
+                    gyroscopeGone = true
+                    environment.logger.warning("\(name): the gyroscope \(gyroscope.name) went away: the accelerometer decides alone")
                 } else {
                     gyroscopeProblems.report("\(name): gyroscope reading missing or malformed: skipped", logger: environment.logger)
                 }

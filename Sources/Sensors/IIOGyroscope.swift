@@ -95,6 +95,9 @@ struct IIOGyroscope {
         return IIOGyroscope(calibration: calibration, matrix: matrix, syspath: syspath, name: name, paths: paths)
     }
 
+    /// Whether its device is still there (a sibling can be unplugged or unbound alone).
+    var isPresent: Bool { SysfsFile.exists(syspath + "/in_anglvel_x_raw") }
+
     /// One reading stamped `timeMs`; nil when an attribute is missing or malformed.
     func read(at timeMs: Int64) -> GyroscopeSample? {
         var raw: [Double] = []

@@ -19,6 +19,8 @@ public final class IIOPollSensor: SensorBackend {
     private let gyroscope: IIOGyroscope?
     private var gyroscopeHandler: ((GyroscopeSample) -> Void)?
     private var gyroscopeProblems = ProblemLog()
+    /// Set when the gyroscope's device went away: it is not read again.
+    private var gyroscopeGone = false
     private var problems = ProblemLog()
     private var failure = FailureReport()
     /// `in_accel_{x,y,z}_raw`, open while started (see `read(at:)`).
@@ -101,7 +103,7 @@ public final class IIOPollSensor: SensorBackend {
         }
     }
 
-    public var gyroscopeName: String? { gyroscope?.name }
+    public var gyroscopeName: String? { gyroscopeGone ? nil : gyroscope?.name }
 
     public func startGyroscope(handler: @escaping (GyroscopeSample) -> Void) {
         guard gyroscope != nil else { return }
@@ -169,10 +171,13 @@ public final class IIOPollSensor: SensorBackend {
             environment.logger.debug("\(name): the reading's length jumped; read again: \(sample) -> \(again)")
             sample = again
         }
-        if let gyroscopeHandler, let gyroscope {
+        if let gyroscopeHandler, let gyroscope, !gyroscopeGone {
             if let rate = gyroscope.read(at: sample.timeMs) {
                 gyroscopeProblems.clear()
                 gyroscopeHandler(rate)
+            } else if !gyroscope.isPresent {
+                gyroscopeGone = true
+                environment.logger.warning("\(name): the gyroscope \(gyroscope.name) went away: the accelerometer decides alone")
             } else {
                 gyroscopeProblems.report("\(name): gyroscope reading missing or malformed: skipped", logger: environment.logger)
             }

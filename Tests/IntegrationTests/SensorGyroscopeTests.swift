@@ -93,11 +93,31 @@ import TestSupport
         return (accel, gyro)
     }
 
-    func startHub(_ devices: (accel: String, gyro: String)) throws -> (SensorDaemonFixture, Peer) {
+    func startHub(_ devices: (accel: String, gyro: String), config: String? = nil) throws -> (SensorDaemonFixture, Peer) {
         let fixture = try SensorDaemonFixture()
         try fixture.testbed.add(devices.gyro)
         try fixture.testbed.add(devices.accel)
-        return (fixture, try fixture.start())
+        var arguments: [String] = []
+        if let config {
+            let path = fixture.bus.directory + "/orientationd.conf"
+            try config.write(toFile: path, atomically: true, encoding: .utf8)
+            arguments = ["--config", path]
+        }
+        return (fixture, try fixture.start(extraArguments: arguments))
+    }
+
+    @Test func aGyroscopeThatGoesAwayIsAnnouncedAndTheAccelerometerGoesOnAlone() throws {
+        // Its readings never change under umockdev: not taken for stuck within the test.
+        let (fixture, peer) = try startHub(Self.hub(), config: "[Engine]\nGyroStuckMs = 600000\n")
+        _ = try SensorPollTests.startClient(peer)
+        #expect(try peer.managerProperty("GyroscopeName") == .string("gyro_3d (iio:device1)"))
+        try fixture.testbed.remove("/sys/devices/pci0000:00/0000:00:14.0/usb1/1-5/1-5:1.0/0003:8087:0A04.0001/HID-SENSOR-200076.0/iio:device1")
+        #expect(peer.waitUntil { (try? peer.managerProperty("GyroscopeName")) == .string("") }, "stderr:\n\(fixture.stderr)")
+        #expect(fixture.logContains("the gyroscope gyro_3d (iio:device1) went away"), "stderr:\n\(fixture.stderr)")
+        #expect(try peer.managerProperty("HasSensor") == .bool(true))
+        try SensorPollTests.setRaw(fixture, "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-5/1-5:1.0/0003:8087:0A04.0001/HID-SENSOR-200073.0/iio:device0",
+                                   FakeDevice.raw("left-up"))
+        #expect(SensorPollTests.waitForOrientation(peer, "left-up"), "stderr:\n\(fixture.stderr)")
     }
 
     @Test func aHIDSensorHubsGyroscopeBesideItsAccelerometerIsPaired() throws {
