@@ -25,8 +25,10 @@ public final class IIOBufferSensor: SensorBackend {
     private var failure = FailureReport()
     private var usableSinceStart = false
     private var clock: FrameClock
-    /// A HID sensor hub sibling's gyroscope, read at each batch of frames (the
-    /// accelerometer's own anglvel channels are not read: not in this scan).
+    /// The device's own gyroscope, its anglvel channels in the scan: calibration and
+    /// mount matrix.
+    private let scanGyroscope: (calibration: IIOCalibration, matrix: MountMatrix)?
+    /// Else a HID sensor hub sibling's gyroscope, read at each batch of frames.
     private let gyroscope: IIOGyroscope?
     private var gyroscopeHandler: ((GyroscopeSample) -> Void)?
     private var gyroscopeProblems = ProblemLog()
@@ -35,6 +37,7 @@ public final class IIOBufferSensor: SensorBackend {
     private var warnedTimestamps = false
 
     static let axisChannels = ["in_accel_x", "in_accel_y", "in_accel_z"]
+    static let anglvelChannels = ["in_anglvel_x", "in_anglvel_y", "in_anglvel_z"]
     static let timestampChannel = "in_timestamp"
     static let bufferLength = "16"
 
@@ -79,6 +82,31 @@ public final class IIOBufferSensor: SensorBackend {
         guard Set(channels.map(\.index)).count == channels.count else {
             throw SensorError("\(label): two accelerometer channels share a scan index")
         }
+        // The device's own gyroscope in the same scan (a combined IMU): its raw
+        // attributes cannot be read while the buffer is enabled.
+        var anglvel: IIOCalibration?
+        if environment.settings.gyroscope, Self.anglvelChannels.allSatisfy({ attribute("scan_elements/\($0)_index") != nil }) {
+            var extra: [IIOChannel] = []
+            for channel in Self.anglvelChannels {
+                guard let index = attribute("scan_elements/\(channel)_index").flatMap({ SysfsNumber.parseInt($0) }),
+                      index >= 0, index < 4096, !(channels + extra).contains(where: { $0.index == Int(index) }),
+                      let type = attribute("scan_elements/\(channel)_type").flatMap({ IIOScanType.parse($0) }) else {
+                    logger.warning("\(label): gyroscope not used: scan_elements/\(channel)_index or _type unusable")
+                    extra = []
+                    break
+                }
+                extra.append(IIOChannel(name: channel, index: Int(index), type: type))
+            }
+            if !extra.isEmpty {
+                switch IIOCalibration.read(attribute, channel: "anglvel") {
+                case .success(let value):
+                    anglvel = value
+                    channels += extra
+                case .failure(let error):
+                    logger.warning("\(label): gyroscope not used: \(error.message)")
+                }
+            }
+        }
         var useTimestamp = false
         if let indexText = attribute("scan_elements/\(Self.timestampChannel)_index"),
            let typeText = attribute("scan_elements/\(Self.timestampChannel)_type") {
@@ -90,7 +118,8 @@ public final class IIOBufferSensor: SensorBackend {
                 logger.warning("\(label): unusable timestamp channel (index \"\(printable(indexText))\", type \"\(printable(typeText))\"): left disabled")
             }
         }
-        let wanted = Set(Self.axisChannels + (useTimestamp ? [Self.timestampChannel] : []))
+        let wanted = Set(Self.axisChannels + (useTimestamp ? [Self.timestampChannel] : [])
+                         + (anglvel != nil ? Self.anglvelChannels : []))
         for entry in SysfsFile.list(scan) where entry.hasSuffix("_en") {
             let channel = String(entry.dropLast(3))
             let value = wanted.contains(channel) ? "1" : "0"
@@ -144,8 +173,20 @@ public final class IIOBufferSensor: SensorBackend {
             override: environment.settings.mountMatrixOverride, property: device.properties["ACCEL_MOUNT_MATRIX"],
             attribute: attribute, device: label, warn: { logger.warning($0) })
         self.matrix = matrix
-        gyroscope = environment.settings.gyroscope
-            ? IIOGyroscope.find(accelerometer: path, name: label, accelerometerMatrix: matrix, ownDevice: false, logger: logger) : nil
+        if let anglvel {
+            var gyroMatrix = matrix
+            if let text = attribute("in_anglvel_mount_matrix") {
+                if let parsed = MountMatrix.parse(text) { gyroMatrix = parsed } else {
+                    logger.warning("\(label): in_anglvel_mount_matrix \"\(printable(text))\" is not a matrix: the accelerometer's is used")
+                }
+            }
+            scanGyroscope = (anglvel, gyroMatrix)
+            gyroscope = nil
+        } else {
+            scanGyroscope = nil
+            gyroscope = environment.settings.gyroscope
+                ? IIOGyroscope.find(accelerometer: path, name: label, accelerometerMatrix: matrix, ownDevice: false, logger: logger) : nil
+        }
         logger.debug("\(name): iio-buffer, \(layout.frameBytes)-byte frames, scale \(calibration.scale), offset \(calibration.offset), mount matrix \(matrix) (\(source))")
     }
 
@@ -187,10 +228,10 @@ public final class IIOBufferSensor: SensorBackend {
         disable()
     }
 
-    public var gyroscopeName: String? { gyroscopeGone ? nil : gyroscope?.name }
+    public var gyroscopeName: String? { scanGyroscope != nil ? name : gyroscopeGone ? nil : gyroscope?.name }
 
     public func startGyroscope(handler: @escaping (GyroscopeSample) -> Void) {
-        guard gyroscope != nil else { return }
+        guard gyroscope != nil || scanGyroscope != nil else { return }
         gyroscopeHandler = handler
     }
 
@@ -252,6 +293,13 @@ public final class IIOBufferSensor: SensorBackend {
         if !usableSinceStart {
             usableSinceStart = true
             silenceTimer?.disarm()
+        }
+        if let (gyroCalibration, gyroMatrix) = scanGyroscope, let gyroscopeHandler {
+            let raw = Self.anglvelChannels.compactMap { layout.value(of: $0, in: bytes).map(Double.init) }
+            if let (gx, gy, gz) = gyroCalibration.convert(raw) {
+                let r = gyroMatrix.apply(x: gx, y: gy, z: gz)
+                gyroscopeHandler(GyroscopeSample(timeMs: timeMs, x: r.x, y: r.y, z: r.z))
+            }
         }
         let oriented = matrix.apply(x: x, y: y, z: z)
         let sample = Sample(timeMs: timeMs, x: oriented.x, y: oriented.y, z: oriented.z)

@@ -146,4 +146,28 @@ import TestSupport
         try fixture.testbed.writeNode(FakeDevice.devnode(0), FakeDevice.frameS16(FakeDevice.raw("left-up")))
         #expect(SensorPollTests.waitForOrientation(peer, "left-up"), "stderr:\n\(fixture.stderr)")
     }
+
+    @Test func aCombinedIMUReadThroughItsBufferHasTheGyroscopeInTheSameScan() throws {
+        var gyroscope = ["in_anglvel_scale": "0.001"]
+        for (index, axis) in ["x", "y", "z"].enumerated() {
+            gyroscope["scan_elements/in_anglvel_\(axis)_en"] = "0"
+            gyroscope["scan_elements/in_anglvel_\(axis)_index"] = String(3 + index)
+            gyroscope["scan_elements/in_anglvel_\(axis)_type"] = "le:s16/16>>0"
+        }
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioBuffer(timestamp: false, raw: FakeDevice.raw("normal"), extraAttributes: gyroscope))
+        let peer = try fixture.start()
+        #expect(try peer.managerProperty("SensorBackend") == .string("iio-buffer"), "stderr:\n\(fixture.stderr)")
+        #expect(try peer.managerProperty("GyroscopeName") == .string("accel_3d (iio:device0)"), "stderr:\n\(fixture.stderr)")
+        _ = try SensorPollTests.startClient(peer)
+        #expect(fixture.testbed.attribute(FakeDevice.syspath(0), "scan_elements/in_anglvel_z_en")?.hasPrefix("1") == true)
+        // Frames of x, y, z and the three rates (s16 each): turned to left-up, still.
+        func frame(_ raw: (Int, Int, Int), _ rate: (Int, Int, Int)) -> [UInt8] {
+            FakeDevice.frameS16(raw, timestamp: false) + FakeDevice.frameS16(rate, timestamp: false)
+        }
+        var bytes: [UInt8] = []
+        for i in 0..<20 { bytes += frame(FakeDevice.raw("left-up"), (i % 2, 1 - i % 2, i % 3)) }
+        try fixture.testbed.writeNode(FakeDevice.devnode(0), bytes)
+        #expect(SensorPollTests.waitForOrientation(peer, "left-up"), "stderr:\n\(fixture.stderr)")
+    }
 }
