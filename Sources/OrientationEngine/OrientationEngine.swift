@@ -1,12 +1,13 @@
-/// Turns timestamped accelerometer samples into an orientation and a tilt.
+/// Turns timestamped accelerometer samples (and a gyroscope's, where there is one) into
+/// an orientation and a tilt.
 ///
 /// The engine is a plain value: no clocks (time comes with the samples), no I/O, no
 /// allocation per sample. The daemon and `orientationctl replay` feed it the same way.
 /// It has two stages (docs/engine.md tells how it decides and why):
 ///
-/// 1. a **gravity estimate** (``AccelerometerGravity``, behind ``GravityEstimator``):
-///    where gravity points, how disturbed the readings are, whether the device rests,
-///    and the sensor's own 1 g;
+/// 1. a **gravity estimate** (``AccelerometerGravity``, wrapped by ``FusedGravity`` for
+///    a gyroscope, behind ``GravityEstimator``): where gravity points, how disturbed the
+///    readings are and whether the device turns, whether it rests, and the sensor's 1 g;
 /// 2. a **judge** (``Judge``): a state machine over that estimate with one decision
 ///    function, from which both a reading's decision and the deadline come.
 ///
