@@ -79,6 +79,13 @@ public final class SensorMonitor {
                 removed.remove(syspath)
                 failedKeys = failedKeys.filter { !$0.hasPrefix(syspath + "#") }
                 if action == "change", currentCandidate?.device.syspath == syspath { reopenCurrent = true }
+                // A gyroscope that comes after the accelerometer (a HID sensor hub's
+                // collections appear one by one): the accelerometer in use is reopened,
+                // and pairs with it if it is its own.
+                if action == "add", currentCandidate?.device.syspath != syspath, current?.gyroscopeName == nil,
+                   SysfsFile.exists(syspath + "/in_anglvel_x_raw") {
+                    reopenCurrent = true
+                }
             default:
                 break
             }

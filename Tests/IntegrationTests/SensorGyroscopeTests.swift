@@ -170,4 +170,18 @@ import TestSupport
         try fixture.testbed.writeNode(FakeDevice.devnode(0), bytes)
         #expect(SensorPollTests.waitForOrientation(peer, "left-up"), "stderr:\n\(fixture.stderr)")
     }
+
+    @Test func aGyroscopeThatAppearsAfterTheAccelerometerIsPaired() throws {
+        let fixture = try SensorDaemonFixture()
+        let devices = Self.hub()
+        try fixture.testbed.add(devices.accel)
+        let peer = try fixture.start()
+        _ = try SensorPollTests.startClient(peer)
+        #expect(try peer.managerProperty("GyroscopeName") == .string(""))
+        try fixture.testbed.add(devices.gyro)
+        #expect(peer.waitUntil { (try? peer.managerProperty("GyroscopeName")) == .string("gyro_3d (iio:device1)") },
+                "stderr:\n\(fixture.stderr)")
+        #expect(try peer.managerProperty("SensorName") == .string("accel_3d (iio:device0)"))
+        #expect(try peer.managerProperty("Orientation") == .string("normal"))
+    }
 }
