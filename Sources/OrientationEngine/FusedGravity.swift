@@ -10,20 +10,22 @@
 /// device frame turns as du/dt = −ω × u) and that is pulled toward the accelerometer's
 /// reading over `FusionCorrectionMs` (the less the more disturbed the reading), with the
 /// gyroscope's bias learned while the accelerometer shows the device at rest
-/// (`GyroBiasLearnMs`). It checks the gyroscope against the accelerometer; the judge
-/// still reads the orientation from the accelerometer's estimate. Measured: read from
-/// the fused vector, the orientation followed the real turns of a swinging arm, which
-/// last less than the second that makes a change (flicker 13 to 79 on the dev set), and
-/// needs a judge of its own to pay (docs/engine.md).
+/// (`GyroBiasLearnMs`). Where the gyroscope is read at least every `GyroIntegrateMaxMs`,
+/// the stride rule reads it: through a run or a swing it is the device's real attitude,
+/// where the accelerometer's average is the arm's pull. The rest and calm rules still
+/// read the accelerometer's estimate. Measured: read by them too, the orientation
+/// followed the real turns of a swinging arm, which last less than the second that
+/// makes a change (flicker 13 to 79 on the dev set; docs/engine.md).
 ///
-/// The accelerometer alone decides (``AccelerometerGravity``, which this wraps and feeds
-/// with every reading) while there is no gyroscope, while it has fallen silent for
-/// `GyroTimeoutMs`, and for good once it is found wrong: stuck (the same reading for
-/// `GyroStuckMs`), or disagreeing with the accelerometer (the fused up vector more than
-/// `GyroDisagreeDeg` from calm readings for `GyroDisagreeMs`: a unit error of 57×,
-/// degrees reported as radians, or a gyroscope of another device). Readings that are not
-/// finite, beyond `GyroMaxRateDegS` (saturated) or out of time order are ignored; each
-/// kind of trouble is said once (``takeWarning()``).
+/// The same vector checks the gyroscope. The accelerometer alone decides
+/// (``AccelerometerGravity``, which this wraps and feeds with every reading) while there
+/// is no gyroscope, while it has fallen silent for `GyroTimeoutMs`, and for good once it
+/// is found wrong: stuck (the same reading for `GyroStuckMs`), or disagreeing with the
+/// accelerometer (the vector arriving at three rests in a row, or staying with calm
+/// readings for `GyroDisagreeMs`, more than `GyroDisagreeDeg` from gravity: a unit error
+/// of 57×, degrees reported as radians, a wrong scale, or another device's gyroscope).
+/// Readings that are not finite, beyond `GyroMaxRateDegS` (saturated) or out of time
+/// order are ignored; each kind of trouble is said once (``takeWarning()``).
 struct FusedGravity: GravityEstimator {
     /// Why the gyroscope is not used.
     enum Trouble: String, Sendable {
