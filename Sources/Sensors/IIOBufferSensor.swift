@@ -225,6 +225,7 @@ public final class IIOBufferSensor: SensorBackend {
     public func stop() {
         handler = nil
         gyroscopeHandler = nil
+        gyroscope?.close()
         disable()
     }
 

@@ -114,6 +114,7 @@ public final class IIOPollSensor: SensorBackend {
         timer?.disarm()
         handler = nil
         gyroscopeHandler = nil
+        gyroscope?.close()
         lastLengthSquared = nil
         watch = nil
         closeRawFiles()

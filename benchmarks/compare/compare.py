@@ -71,6 +71,9 @@ A: in_accel_y_raw=-1000
 A: in_accel_z_raw=0
 A: in_accel_scale=0.00980665
 """
+# The same accelerometer with a gyroscope on its device (a combined IMU), for
+# orientationd's started CPU with and without fusing it.
+IMU_DEVICE = POLL_DEVICE + "A: in_anglvel_x_raw=3\nA: in_anglvel_y_raw=-2\nA: in_anglvel_z_raw=1\nA: in_anglvel_scale=0.001\n"
 BUFFER_DEVICE = "".join([
     "P: /devices/platform/accel1/iio:device1\nN: iio:device1\n",
     "E: SUBSYSTEM=iio\nE: DEVNAME=/dev/iio:device1\n",
@@ -340,13 +343,15 @@ class Orientationd(Daemon):
     poll_interval_ms = 100
     stderr = subprocess.DEVNULL
 
-    def __init__(self, bus, testbed, binary):
+    def __init__(self, bus, testbed, binary, config=None):
         self.binary = binary
+        self.config = config
         super().__init__(bus, testbed)
         self.client = None
 
     def command(self):
-        return [self.binary, "--address", self.bus.address, "--sensor", "auto", "--no-polkit"]
+        return ([self.binary, "--address", self.bus.address, "--sensor", "auto", "--no-polkit"]
+                + (["--config", self.config] if self.config else []))
 
     def environment(self):
         return self.testbed.environment
@@ -667,6 +672,11 @@ def table(od, isp, extra):
             row("the same wake-up without umockdev's preload", extra["bare_timer_plain_us_per_tick"], None, "µs", 0)
         row("CPU per poll tick ÷ bare wake-up", od["cpu_us_per_tick"] / bare if bare else None, None, "×", 2, "≤ 1.5×",
             bool(bare) and od["cpu_us_per_tick"] / bare <= 1.5)
+    if "gyro_cpu_ms_per_s" in extra:
+        g, n = extra["gyro_cpu_ms_per_s"], extra["nogyro_cpu_ms_per_s"]
+        row("started: CPU per second, a gyroscope on the device fused", g, None, "ms/s", 3)
+        row("the same, Gyroscope = off", n, None, "ms/s", 3)
+        row("CPU with the gyroscope ÷ without", g / n if n else None, None, "×", 2, "≤ 1.5×", bool(n) and g / n <= 1.5)
     ca, cb = med(od["claim_ms"]), med(isp["claim_ms"])
     row(f"Start/claim → first orientation, median of {len(od['claim_ms'])}", ca, cb, "ms", 2, "≤ 2 ms", ca <= 2)
     pa, pb = od["poll_latency_ms"], isp["poll_latency_ms"]
@@ -821,6 +831,26 @@ def main():
             extra["bare_timer_us_per_tick"] = od_r["bare_timer_us_per_tick"]
         poll_bed.close()
         buffer_bed.close()
+        # A gyroscope on the accelerometer's device, fused (its umockdev readings never
+        # change: GyroStuckMs is raised so that it is not given up as stuck within the
+        # window), against the same device with Gyroscope = off.
+        imu_bed = Testbed([IMU_DEVICE])
+        for label, config_text in (("gyro", "[Engine]\nGyroStuckMs=600000\n"), ("nogyro", "[Sensor]\nGyroscope=off\n")):
+            config = os.path.join(directory, f"{label}.conf")
+            with open(config, "w") as f:
+                f.write(config_text)
+            log(f"orientationd: started CPU, {args.seconds:g} s, {'with' if label == 'gyro' else 'without'} the gyroscope")
+            bus_home = os.path.join(directory, label)
+            os.makedirs(bus_home, exist_ok=True)
+            daemon = Orientationd(Bus(bus_home, "session"), imu_bed, os.path.join(args.bin_dir, "orientationd"), config)
+            daemon.spawn()
+            daemon.run_until(lambda: False, 1.0)
+            daemon.claim()
+            daemon.run_until(lambda: False, 1.0)
+            _, cpu = window(daemon, args.seconds)
+            extra[f"{label}_cpu_ms_per_s"] = cpu / 1e6 / args.seconds
+            daemon.stop()
+        imu_bed.close()
         if not args.skip_extras:
             log("orientationd: fan-out (orientationd-bench fanout, 64 connections x 64 clients)")
             extra.update(run_fanout(args.bin_dir, 300))
