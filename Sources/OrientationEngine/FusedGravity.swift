@@ -67,7 +67,10 @@ struct FusedGravity: GravityEstimator {
     private(set) var trouble: Trouble?
     private var warned: Set<String> = []
     private var pendingWarning: String?
-    private(set) var estimate = GravityEstimate()
+    /// The estimate after the last reading: the accelerometer's own while the gyroscope
+    /// is not fused (no copy per reading), else the fused one.
+    var estimate: GravityEstimate { fusing ? fusedEstimate : accelerometer.estimate }
+    private var fusedEstimate = GravityEstimate()
 
     init(tunables t: EngineTunables) {
         accelerometer = AccelerometerGravity(tunables: t)
@@ -155,17 +158,18 @@ struct FusedGravity: GravityEstimator {
     mutating func observe(_ sample: Sample) -> Bool {
         let before = accelerometer.estimate.lastReadingMs
         guard accelerometer.observe(sample) else { return false }
-        var e = accelerometer.estimate
         let t = Double(sample.timeMs)
         let dt = max(0, t - before)
         let wasAtRest = atRest
-        atRest = e.restIsGravity && e.restReadings >= 2 && e.restMs(at: t) >= restMs
+        atRest = accelerometer.estimate.restIsGravity && accelerometer.estimate.restReadings >= 2
+            && accelerometer.estimate.restMs(at: t) >= restMs
         fusing = trouble == nil && t - lastGyroMs <= timeoutMs
         guard fusing, up != .zero else {
-            up = e.up
-            estimate = e
+            fusing = false
+            up = accelerometer.estimate.up
             return true
         }
+        var e = accelerometer.estimate
         let reading = Vector3(sample).unit
         if atRest {
             // Arriving at a rest: did the gyroscope turn the up vector where the
@@ -174,7 +178,6 @@ struct FusedGravity: GravityEstimator {
                 disagreeingRests = up.within(cosine: cosDisagree, of: e.restUp) ? 0 : disagreeingRests + 1
                 if disagreeingRests >= Self.disagreeingRestsLimit {
                     fail(.disagrees)
-                    estimate = e
                     return true
                 }
             }
@@ -190,7 +193,6 @@ struct FusedGravity: GravityEstimator {
             disagreeingMs += dt
             if disagreeingMs >= disagreeMs {
                 fail(.disagrees)
-                estimate = e
                 return true
             }
         } else if e.lastDisturbance <= 1 {
@@ -208,7 +210,7 @@ struct FusedGravity: GravityEstimator {
         }
         e.disturbance = rotation
         e.lastDisturbance = max(lastRotation, e.lastDisturbance)
-        estimate = e
+        fusedEstimate = e
         return true
     }
 }
