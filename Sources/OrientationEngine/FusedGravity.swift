@@ -164,11 +164,11 @@ struct FusedGravity: GravityEstimator {
         atRest = accelerometer.estimate.restIsGravity && accelerometer.estimate.restReadings >= 2
             && accelerometer.estimate.restMs(at: t) >= restMs
         fusing = trouble == nil && t - lastGyroMs <= timeoutMs
-        guard fusing, up != .zero else {
-            fusing = false
+        guard fusing else {
             up = accelerometer.estimate.up
             return true
         }
+        if up == .zero { up = accelerometer.estimate.up }
         var e = accelerometer.estimate
         let reading = Vector3(sample).unit
         if atRest {
