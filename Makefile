@@ -12,7 +12,7 @@ RELEASE_FLAGS = $(shell scripts/release-flags.sh)
 FUZZ_SECONDS ?= 10
 SHELL := /bin/bash
 
-.PHONY: help run test build release score bench order-file fuzz clean install uninstall demo screenshots
+.PHONY: help run test build release score bench order-file fuzz clean install uninstall demo screenshots deb deb-test
 
 # make install / make uninstall (scripts/install.sh has the details; DESTDIR stages).
 PREFIX ?= /usr/local
@@ -29,6 +29,7 @@ UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 SYSTEMDSYSTEMUNITDIR ?= $(PREFIX)/lib/systemd/system
 SENSOR_PROXY_COMPAT_FILES ?= auto
 INSTALL_SESSION_SERVICE ?= no
+REPLACE_SENSOR_PROXY ?= no
 STRIP ?= yes
 DBUSINTERFACESDIR ?= $(DATADIR)/dbus-1/interfaces
 DOCDIR ?= $(DATADIR)/doc/orientationd
@@ -40,7 +41,7 @@ INSTALL_VARS = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" BINDIR="$(BINDIR)" LIBEXE
 	DBUSSYSTEMSERVICEDIR="$(DBUSSYSTEMSERVICEDIR)" DBUSSESSIONSERVICEDIR="$(DBUSSESSIONSERVICEDIR)" \
 	POLKITACTIONDIR="$(POLKITACTIONDIR)" UDEVRULESDIR="$(UDEVRULESDIR)" \
 	SYSTEMDSYSTEMUNITDIR="$(SYSTEMDSYSTEMUNITDIR)" SENSOR_PROXY_COMPAT_FILES="$(SENSOR_PROXY_COMPAT_FILES)" \
-	INSTALL_SESSION_SERVICE="$(INSTALL_SESSION_SERVICE)" STRIP="$(STRIP)" SWIFT="$(SWIFT)" \
+	INSTALL_SESSION_SERVICE="$(INSTALL_SESSION_SERVICE)" REPLACE_SENSOR_PROXY="$(REPLACE_SENSOR_PROXY)" STRIP="$(STRIP)" SWIFT="$(SWIFT)" \
 	DBUSINTERFACESDIR="$(DBUSINTERFACESDIR)" DOCDIR="$(DOCDIR)" BASHCOMPLETIONDIR="$(BASHCOMPLETIONDIR)" \
 	ZSHCOMPLETIONDIR="$(ZSHCOMPLETIONDIR)" FISHCOMPLETIONDIR="$(FISHCOMPLETIONDIR)"
 
@@ -70,6 +71,11 @@ help:
 	@echo "                polkit, udev and systemd files and man pages (PREFIX=/usr/local,"
 	@echo "                DESTDIR=; see README, \"Installing on a real machine\")"
 	@echo "  make uninstall  remove what make install laid down (same PREFIX and DESTDIR)"
+	@echo "  make deb      the Debian packages (dpkg-buildpackage -b; scripts/deb.sh), checked"
+	@echo "                by lintian: orientationd_<version>_<arch>.deb and the rest, here"
+	@echo "  make deb-test make deb, then install the package into a minimal Debian 12"
+	@echo "                (debootstrap, cached), run it from the installed files, purge it"
+	@echo "                and check that nothing is left (scripts/deb-test.sh; CI runs it)"
 	@echo "  make stress   the fault campaigns (Tests/IntegrationTests/Stress*) at full counts;"
 	@echo "                make test runs them with short counts"
 	@echo "  make fresh-test  make test from a clean clone in a minimal Debian 12 root"
@@ -138,6 +144,15 @@ install:
 
 uninstall:
 	@$(INSTALL_VARS) scripts/install.sh uninstall
+
+deb:
+	scripts/prerequisites.sh deb
+	scripts/deb.sh
+
+deb-test:
+	scripts/prerequisites.sh deb-test
+	scripts/deb.sh
+	scripts/deb-test.sh
 
 # Fault campaigns at full counts (bounded: minutes); `make test` runs them short.
 .PHONY: stress asan fresh-test

@@ -3,9 +3,9 @@
 #
 #   scripts/fresh-test.sh
 #
-# Builds (once, cached in .build/fresh/bookworm-minbase) a Debian 12 root with
-# `debootstrap --variant=minbase bookworm`, copies it, puts a clean clone of this
-# repository's HEAD into the copy (and the evaluation data beside it when there is a
+# Copies a minimal Debian 12 root (scripts/minbase-root.sh: `debootstrap
+# --variant=minbase bookworm`, made once and cached in .build/fresh/bookworm-minbase),
+# puts a clean clone of this repository's HEAD into the copy (and the evaluation data beside it when there is a
 # ../shared), and runs in it, with `systemd-nspawn`:
 #
 #     apt-get install make          # what README asks of a minimal machine first
@@ -26,8 +26,6 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 repo=$PWD
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-cache=$repo/.build/fresh/bookworm-minbase
 
 toolchain=${SWIFT_TOOLCHAIN:-}
 if [[ -z $toolchain ]]; then
@@ -50,16 +48,7 @@ if ((${#need[@]} > 0)); then
     "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}"
 fi
 [[ $(id -u) -eq 0 ]] || { echo "fresh-test: debootstrap and systemd-nspawn need root (run with sudo)" >&2; exit 1; }
-
-if [[ ! -e $cache/.complete ]]; then
-    echo "fresh-test: debootstrap --variant=minbase bookworm (once; cached in $cache)"
-    rm -rf "$cache.tmp"
-    mkdir -p "$(dirname "$cache")"
-    debootstrap --variant=minbase bookworm "$cache.tmp" "$mirror"
-    rm -rf "$cache"
-    mv "$cache.tmp" "$cache"
-    touch "$cache/.complete"
-fi
+cache=$(scripts/minbase-root.sh)
 
 work=$(mktemp -d "$repo/.build/fresh/run.XXXXXX")
 cleanup() {

@@ -35,6 +35,13 @@
 #   SENSOR_PROXY_COMPAT_FILES  auto (default): install the net.hadess.SensorProxy bus
 #                          policy and polkit action only where iio-sensor-proxy's
 #                          files of the same names are absent; yes: always; no: never.
+#   REPLACE_SENSOR_PROXY   no (default): orientationd owns only its own name. yes: also
+#                          install the systemd drop-in
+#                          $SYSTEMDSYSTEMUNITDIR/orientationd.service.d/sensor-proxy.conf
+#                          (--sensor-proxy-compat) and the activation file
+#                          $DBUSSYSTEMSERVICEDIR/net.hadess.SensorProxy.service: orientationd
+#                          in iio-sensor-proxy's place (what the orientationd-sensor-proxy
+#                          Debian package holds; remove iio-sensor-proxy first)
 #   ORIENTATIOND_PREBUILT  a directory holding already built orientationd and
 #                          orientationctl: no build (the tests use the debug build).
 #                          Without it, the release build in .build/release is used when
@@ -78,6 +85,7 @@ UDEVRULESDIR=${UDEVRULESDIR:-$PREFIX/lib/udev/rules.d}
 SYSTEMDSYSTEMUNITDIR=${SYSTEMDSYSTEMUNITDIR:-$PREFIX/lib/systemd/system}
 SENSOR_PROXY_COMPAT_FILES=${SENSOR_PROXY_COMPAT_FILES:-auto}
 INSTALL_SESSION_SERVICE=${INSTALL_SESSION_SERVICE:-no}
+REPLACE_SENSOR_PROXY=${REPLACE_SENSOR_PROXY:-no}
 SWIFT=${SWIFT:-swift}
 
 case $STRIP in
@@ -87,6 +95,10 @@ esac
 case $INSTALL_SESSION_SERVICE in
     yes | no) ;;
     *) echo "install: INSTALL_SESSION_SERVICE must be yes or no" >&2; exit 2 ;;
+esac
+case $REPLACE_SENSOR_PROXY in
+    yes | no) ;;
+    *) echo "install: REPLACE_SENSOR_PROXY must be yes or no" >&2; exit 2 ;;
 esac
 
 case $SENSOR_PROXY_COMPAT_FILES in
@@ -113,6 +125,12 @@ substituted=(
 # uninstall either way.
 session_service="dbus/session-services/org.orientationd.Orientation1.service|$DBUSSESSIONSERVICEDIR/org.orientationd.Orientation1.service"
 [[ $INSTALL_SESSION_SERVICE == yes ]] && substituted+=("$session_service")
+# In iio-sensor-proxy's place: REPLACE_SENSOR_PROXY=yes; removed by uninstall either way.
+replacement=(
+    "systemd/orientationd-sensor-proxy.conf|$SYSTEMDSYSTEMUNITDIR/orientationd.service.d/sensor-proxy.conf"
+    "dbus/system-services/net.hadess.SensorProxy.service|$DBUSSYSTEMSERVICEDIR/net.hadess.SensorProxy.service"
+)
+[[ $REPLACE_SENSOR_PROXY == yes ]] && substituted+=("${replacement[@]}")
 # Files copied as they are (source|destination).
 copied=(
     "dbus/org.orientationd.Orientation1.conf|$DBUSPOLICYDIR/org.orientationd.Orientation1.conf"
@@ -250,7 +268,7 @@ do_uninstall() {
     for path in "$LIBEXECDIR/orientationd" "$BINDIR/orientationctl"; do
         rm -f "$DESTDIR$path" && say "removed $path"
     done
-    for entry in "${copied[@]}" "${substituted[@]}" "$session_service"; do
+    for entry in "${copied[@]}" "${substituted[@]}" "$session_service" "${replacement[@]}"; do
         destination=${entry#*|}
         [[ -e $DESTDIR$destination ]] || continue
         rm -f "$DESTDIR$destination" && say "removed $destination"
@@ -272,7 +290,8 @@ do_uninstall() {
             say "kept $config: it was changed"
         fi
     fi
-    rmdir "$DESTDIR$SYSCONFDIR/orientationd" "$DESTDIR$DOCDIR" 2>/dev/null || true
+    rmdir "$DESTDIR$SYSCONFDIR/orientationd" "$DESTDIR$DOCDIR" \
+        "$DESTDIR$SYSTEMDSYSTEMUNITDIR/orientationd.service.d" 2>/dev/null || true
 }
 
 case $action in

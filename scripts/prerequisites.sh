@@ -7,6 +7,10 @@
 #   scripts/prerequisites.sh bench   the run set + Debian's python3 with gi and dbus
 #   scripts/prerequisites.sh demo    the run set + GTK 4 and Xvfb, for the demo app
 #                                    (examples/gtk-demo: make demo, make screenshots)
+#   scripts/prerequisites.sh deb     the run set + what builds and checks the Debian
+#                                    package (make deb: debhelper, lintian)
+#   scripts/prerequisites.sh deb-test  the deb set + debootstrap and systemd-nspawn,
+#                                    for the package's install test (make deb-test)
 #
 # Checks each package with dpkg-query; when something is missing it runs
 # `apt-get update` once and installs the missing packages non-interactively,
@@ -14,7 +18,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 run|test|bench|demo" >&2
+    echo "usage: $0 run|test|bench|demo|deb|deb-test" >&2
     exit 2
 }
 
@@ -64,12 +68,19 @@ test_extra=(
 # Benchmarks: the start-up timer listens for NameOwnerChanged from Debian's python3;
 # make order-file runs the daemon under valgrind's callgrind.
 bench_extra=(python3 python3-gi python3-dbus valgrind)
+# The Debian package (make deb): debian/control's Build-Depends beyond the run set,
+# dpkg-buildpackage and lintian. Its test (make deb-test) installs it into a minimal
+# Debian 12 made by debootstrap and entered with systemd-nspawn.
+deb_extra=(debhelper dpkg-dev lintian)
+deb_test_extra=(debootstrap systemd-container)
 
 case "$1" in
     run) wanted=("${run_set[@]}") ;;
     test) wanted=("${run_set[@]}" "${test_extra[@]}") ;;
     bench) wanted=("${run_set[@]}" "${bench_extra[@]}") ;;
     demo) wanted=("${run_set[@]}" "${demo_extra[@]}") ;;
+    deb) wanted=("${run_set[@]}" "${deb_extra[@]}") ;;
+    deb-test) wanted=("${run_set[@]}" "${deb_extra[@]}" "${deb_test_extra[@]}") ;;
     *) usage ;;
 esac
 

@@ -8,6 +8,14 @@
 #   -Xlinker -z -Xlinker pack-relative-relocs
 #       the executable's ~20,000 relative relocations as a 4 KB bitmap (DT_RELR,
 #       glibc 2.36) instead of 470 KB of entries the loader reads at every start
+#   -Xlinker -z -Xlinker now
+#       every symbol bound at start, so that the relocation table can be made
+#       read-only at once (full RELRO, as Debian builds every daemon); the programs
+#       import only a few dozen symbols from glibc, libdbus and libudev
+#   -Xlinker --build-id
+#       a GNU build ID, as every Debian binary has: dh_strip files the debug
+#       information under it (the -dbgsym package), and coredumpctl and debuggers
+#       find it by it
 #   -Xlinker --symbol-ordering-file=scripts/orientationd.order
 #       the functions a running daemon uses placed together (benchmarks/compare/
 #       order_file.py writes the list; BENCHMARKS.md shows what it buys in memory)
@@ -23,7 +31,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 printf '%s\n' -c release -Xswiftc -static-stdlib -Xswiftc -use-ld=lld \
-    -Xlinker -z -Xlinker pack-relative-relocs
+    -Xlinker -z -Xlinker pack-relative-relocs \
+    -Xlinker -z -Xlinker now -Xlinker --build-id
 if [[ -f $here/orientationd.order ]]; then
     printf '%s\n' -Xlinker "--symbol-ordering-file=$here/orientationd.order" -Xlinker --no-warn-symbol-ordering
 fi

@@ -124,8 +124,6 @@ import TestSupport
         }
     }
 
-    /// Session-bus activation is for developers: only with INSTALL_SESSION_SERVICE=yes, and
-    /// then it asks for the simulated sensor by name; uninstall removes it either way.
     /// As root in a tree that belongs to someone else, make install never builds (that
     /// would leave root-owned files in the user's .build): with no release build it says
     /// to build first as the tree's owner.
@@ -180,6 +178,8 @@ import TestSupport
         #expect(FileManager.default.contentsEqual(atPath: destdir + "/usr/bin/orientationctl", andPath: productsDirectory + "/orientationctl"))
     }
 
+    /// Session-bus activation is for developers: only with INSTALL_SESSION_SERVICE=yes, and
+    /// then it asks for the simulated sensor by name; uninstall removes it either way.
     @Test func sessionActivationIsOptIn() throws {
         let work = try makeTemporaryDirectory(prefix: "orientationd-install")
         defer { try? FileManager.default.removeItem(atPath: work) }
@@ -196,6 +196,53 @@ import TestSupport
         #expect(bad.status != 0 && bad.output.contains("INSTALL_SESSION_SERVICE must be yes or no"))
         let uninstall = try Make.run("uninstall", destdir: destdir, prefix: "/usr")
         #expect(uninstall.status == 0)
+        #expect(try Make.files(under: destdir).isEmpty)
+    }
+
+    /// iio-sensor-proxy's place is taken only with REPLACE_SENSOR_PROXY=yes (what the
+    /// orientationd-sensor-proxy package holds): a drop-in that starts the daemon with
+    /// --sensor-proxy-compat, which systemd-analyze reads with the unit (a drop-in
+    /// naming a missing program fails verification), and the name's activation file;
+    /// uninstall removes both either way.
+    @Test func replacingSensorProxyIsOptIn() throws {
+        let work = try makeTemporaryDirectory(prefix: "orientationd-install")
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let destdir = work + "/root"
+        let dropIn = destdir + "/usr/lib/systemd/system/orientationd.service.d/sensor-proxy.conf"
+        let activation = destdir + "/usr/share/dbus-1/system-services/net.hadess.SensorProxy.service"
+        let plain = try Make.run("install", destdir: destdir, prefix: "/usr")
+        #expect(plain.status == 0, "\(plain.output)")
+        #expect(!FileManager.default.fileExists(atPath: dropIn) && !FileManager.default.fileExists(atPath: activation))
+        let bad = try Make.run("install", destdir: destdir, prefix: "/usr", variables: ["REPLACE_SENSOR_PROXY=maybe"])
+        #expect(bad.status != 0 && bad.output.contains("REPLACE_SENSOR_PROXY must be yes or no"))
+
+        let opted = try Make.run("install", destdir: destdir, prefix: "/usr", variables: ["REPLACE_SENSOR_PROXY=yes"])
+        #expect(opted.status == 0, "\(opted.output)")
+        let dropInText = try String(contentsOfFile: dropIn, encoding: .utf8)
+        #expect(dropInText.contains("\nExecStart=\nExecStart=/usr/libexec/orientationd --system --sensor-proxy-compat\n"))
+        let activationText = try String(contentsOfFile: activation, encoding: .utf8)
+        #expect(activationText.contains("\nName=net.hadess.SensorProxy\n") && activationText.contains("\nSystemdService=orientationd.service\n"))
+
+        // The unit with its drop-in, both pointed at the staged daemon, verifies; the
+        // drop-in is read (pointed at nothing, verification fails).
+        let unitDirectory = work + "/verify"
+        try FileManager.default.createDirectory(atPath: unitDirectory + "/orientationd.service.d", withIntermediateDirectories: true)
+        let staged = "=\(destdir)/usr/libexec/orientationd"
+        try String(contentsOfFile: destdir + "/usr/lib/systemd/system/orientationd.service", encoding: .utf8)
+            .replacingOccurrences(of: "=/usr/libexec/orientationd", with: staged)
+            .write(toFile: unitDirectory + "/orientationd.service", atomically: true, encoding: .utf8)
+        func verify(dropInPointingAt target: String) throws -> ExternalCommand.Result {
+            try dropInText.replacingOccurrences(of: "=/usr/libexec/orientationd", with: target)
+                .write(toFile: unitDirectory + "/orientationd.service.d/sensor-proxy.conf", atomically: true, encoding: .utf8)
+            return try ExternalCommand.run("/usr/bin/systemd-analyze", ["verify", "--man=no", unitDirectory + "/orientationd.service"],
+                                           directory: work)
+        }
+        let good = try verify(dropInPointingAt: staged)
+        #expect(good.status == 0 && good.stderr.isEmpty, "systemd-analyze verify:\n\(good.output)")
+        #expect(try verify(dropInPointingAt: "=\(destdir)/nonexistent/orientationd").status != 0)
+
+        let uninstall = try Make.run("uninstall", destdir: destdir, prefix: "/usr")
+        #expect(uninstall.status == 0, "\(uninstall.output)")
         #expect(try Make.files(under: destdir).isEmpty)
     }
 
@@ -318,7 +365,7 @@ enum Make {
                                 environment: ["ORIENTATIOND_PREBUILT": productsDirectory, "MAKEFLAGS": "", "MFLAGS": ""],
                                 removing: ["BINDIR", "LIBEXECDIR", "DATADIR", "MANDIR", "SYSCONFDIR", "DBUSPOLICYDIR", "DBUSSYSTEMSERVICEDIR",
                                            "DBUSSESSIONSERVICEDIR", "POLKITACTIONDIR", "UDEVRULESDIR", "SYSTEMDSYSTEMUNITDIR",
-                                           "SENSOR_PROXY_COMPAT_FILES", "INSTALL_SESSION_SERVICE", "STRIP", "DBUSINTERFACESDIR", "DOCDIR",
+                                           "SENSOR_PROXY_COMPAT_FILES", "INSTALL_SESSION_SERVICE", "REPLACE_SENSOR_PROXY", "STRIP", "DBUSINTERFACESDIR", "DOCDIR",
                                            "BASHCOMPLETIONDIR", "ZSHCOMPLETIONDIR", "FISHCOMPLETIONDIR"],
                                 seconds: 60)
     }

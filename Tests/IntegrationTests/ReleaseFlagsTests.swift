@@ -26,7 +26,8 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: tree) }
         let printed = try flags(in: tree)
         let text = printed.joined(separator: " ")
-        #expect(text.hasPrefix("-c release -Xswiftc -static-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs"))
+        #expect(text.hasPrefix("-c release -Xswiftc -static-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs"
+                               + " -Xlinker -z -Xlinker now -Xlinker --build-id"))
         #expect(printed.contains("--symbol-ordering-file=\(tree)/scripts/orientationd.order"), "\(printed)")
         // libstdc++ through a one-line linker script naming an archive that exists.
         let linkDir = try #require(printed.last)
