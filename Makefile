@@ -55,7 +55,8 @@ help:
 	@echo "  make screenshots  the demo app under Xvfb, driven by a replay sensor through the"
 	@echo "                four orientations: a PNG per page and orientation in docs/screenshots/"
 	@echo "  make test     install missing build and test prerequisites (apt), build every"
-	@echo "                test target and run all tests (swift test), then each fuzz target 5 s"
+	@echo "                test target and run all tests (swift test), then each fuzz target 5 s;"
+	@echo "                fails if they leave anything in /tmp or the working tree"
 	@echo "  make build    debug build of orientationd and orientationctl (.build/debug)"
 	@echo "  make release  release build with the Swift runtime linked statically (.build/release)"
 	@echo "  make score    scripts/score.sh: score the orientation engine on the labelled traces"
@@ -84,16 +85,21 @@ help:
 	@echo "  make asan     scripts/asan.sh: the integration tests with orientationd built with"
 	@echo "                AddressSanitizer/LeakSanitizer; any report fails"
 
+# The demo runs as a job of its own (set -m: its own process group, given the
+# terminal), so Ctrl-C reaches the demo, which stops everything and exits 0, and not
+# make, which would report the interrupt as an error. `; exit` keeps bash from
+# exec'ing the script in place of itself (which would skip job control).
+DEMO_JOB = set -m; scripts/demo.sh
 run:
 	scripts/prerequisites.sh run
 	$(SWIFT) build
-	scripts/demo.sh
+	@$(DEMO_JOB); exit $$?
 
 demo:
 	scripts/prerequisites.sh demo
 	$(SWIFT) build
 	$(SWIFT) build --package-path examples/gtk-demo
-	scripts/demo.sh gtk
+	@$(DEMO_JOB) gtk; exit $$?
 
 screenshots:
 	scripts/prerequisites.sh demo
@@ -101,11 +107,11 @@ screenshots:
 	$(SWIFT) build --package-path examples/gtk-demo
 	scripts/screenshots.sh
 
+# The build, the tests and the fuzzers, checked for what they leave behind in /tmp and
+# in the working tree (scripts/no-leftovers.sh).
 test:
 	scripts/prerequisites.sh test
-	$(SWIFT) build --build-tests
-	$(SWIFT) test
-	FUZZ_SECONDS=5 scripts/fuzz.sh
+	scripts/no-leftovers.sh bash -c '$(SWIFT) build --build-tests && $(SWIFT) test && FUZZ_SECONDS=5 scripts/fuzz.sh'
 
 build:
 	$(SWIFT) build

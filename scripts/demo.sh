@@ -67,6 +67,8 @@ cleanup() {
     exit "$status"
 }
 on_exit cleanup
+# Ctrl-C is how the demo is stopped: a clean stop, status 0 (SIGTERM stays 143).
+trap 'exit 0' INT
 
 # A private session-type bus listening on a socket inside $tmp.
 private_bus_start "$tmp" || { echo "demo: cannot start a private bus" >&2; exit 1; }

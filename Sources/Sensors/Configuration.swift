@@ -76,8 +76,16 @@ public struct Configuration: Sendable, Equatable {
         func fail(_ key: String?, _ message: String) -> Result<Configuration, ConfigurationError> {
             .failure(ConfigurationError(source: source, line: lineNumber, key: key, message: message))
         }
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // Lines end at LF, CR LF (one Character in Swift: splitting at "\n" alone would
+        // keep a Windows-edited file as one line) or CR.
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
             lineNumber += 1
+            // Binary data (a wrong file, a corrupted one) is named as such, never quoted:
+            // quoting it would send raw control bytes to the administrator's terminal.
+            if let bad = rawLine.unicodeScalars.first(where: Self.isNotText) {
+                let what = bad == "\u{FFFD}" ? "bytes that are not UTF-8" : "the control character U+\(hex4(bad.value))"
+                return fail(nil, "not a text file: the line holds \(what)")
+            }
             let line = rawLine.trimmingWhitespace()
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if line.hasPrefix("[") {
@@ -164,6 +172,17 @@ public struct Configuration: Sendable, Equatable {
         return .success(configuration)
     }
 
+    /// Whether a character read from the file shows it is not text: a control character
+    /// other than tab and carriage return, or U+FFFD (what decoding made of bytes that
+    /// are not UTF-8).
+    static func isNotText(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x09, 0x0D: false
+        case 0x00..<0x20, 0x7F..<0xA0, 0xFFFD: true
+        default: false
+        }
+    }
+
     /// Reads and parses a file. A missing file is the defaults when `optional` (the
     /// default path), an error otherwise.
     public static func load(path: String, optional: Bool) -> Result<Configuration, ConfigurationError> {
@@ -176,6 +195,12 @@ public struct Configuration: Sendable, Equatable {
         }
         return parse(text, source: path)
     }
+}
+
+/// Four hexadecimal digits, upper case (as U+ code points are written).
+private func hex4(_ value: UInt32) -> String {
+    let digits = String(value, radix: 16, uppercase: true)
+    return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
 }
 
 /// Why a configuration file was rejected: the file, line and key, and the problem.

@@ -74,7 +74,7 @@ extension MountMatrix {
 func printable(_ text: some StringProtocol, limit: Int = 80) -> String {
     var result = ""
     for scalar in text.unicodeScalars.prefix(limit) {
-        if scalar.value < 0x20 || scalar.value == 0x7f {
+        if scalar.value < 0x20 || (0x7f..<0xa0).contains(scalar.value) || scalar == "\u{FFFD}" {
             result += scalar == "\n" ? "\\n" : "\\x" + String(scalar.value, radix: 16)
         } else {
             result.unicodeScalars.append(scalar)

@@ -15,18 +15,16 @@ struct Applier {
             let name = target == .sway ? "swaymsg" : "wlr-randr"
             guard let tool = Spawn.find(name) else { return .failure(Message("\(name) not found on PATH")) }
             // Started by the compositor's own autostart (sway's exec), follow can be
-            // faster than the compositor's IPC: ask again for up to 2 s.
-            var list = Applier(target: target, output: "", tool: tool).outputs()
+            // faster than the compositor's IPC: ask again for up to 2 s, quietly (the
+            // tool's own complaints would repeat eleven times; one line says it below).
+            let probe = Applier(target: target, output: "", tool: tool)
+            var list = probe.outputs(quiet: true)
             for _ in 0..<10 where list == nil {
                 var pause = timespec(tv_sec: 0, tv_nsec: 200_000_000)
                 nanosleep(&pause, nil)
-                list = Applier(target: target, output: "", tool: tool).outputs()
+                list = probe.outputs(quiet: true)
             }
-            guard let outputs = list else {
-                return .failure(Message(target == .sway
-                    ? "cannot talk to sway (is SWAYSOCK set, and sway running?)"
-                    : "wlr-randr cannot list the outputs (is WAYLAND_DISPLAY set, and the compositor running?)"))
-            }
+            guard let outputs = list else { return .failure(Message(unreachable(target))) }
             if let output {
                 guard outputs.contains(output) else {
                     return .failure(Message("no output '\(output)'; outputs: \(outputs.joined(separator: ", "))"))
@@ -42,14 +40,27 @@ struct Applier {
 
     struct Message: Error { var text: String; init(_ text: String) { self.text = text } }
 
-    /// The outputs' names; nil when the compositor cannot be asked.
-    func outputs() -> [String]? {
+    /// The one line said when the compositor cannot be asked: which variable names
+    /// its socket, and what it holds.
+    static func unreachable(_ target: FollowCommand.Target) -> String {
+        let variable = target == .sway ? "SWAYSOCK" : "WAYLAND_DISPLAY"
+        let value = getenv(variable).map { String(cString: $0) } ?? ""
+        let compositor = target == .sway ? "sway" : "the compositor (wlr-randr)"
+        guard !value.isEmpty else {
+            return "cannot talk to \(compositor): \(variable) is not set (run follow inside the session, e.g. from sway's config)"
+        }
+        return "cannot talk to \(compositor) at \(variable)=\(value) (is it running?)"
+    }
+
+    /// The outputs' names; nil when the compositor cannot be asked. `quiet`: the
+    /// tool's error messages are not passed on.
+    func outputs(quiet: Bool = false) -> [String]? {
         switch target {
         case .sway:
-            guard let (status, text) = Spawn.run(tool, ["-t", "get_outputs", "-r"]), status == 0 else { return nil }
+            guard let (status, text) = Spawn.run(tool, ["-t", "get_outputs", "-r"], quiet: quiet), status == 0 else { return nil }
             return SwayOutputs.names(in: text)
         case .wlrRandr:
-            guard let (status, text) = Spawn.run(tool, []), status == 0 else { return nil }
+            guard let (status, text) = Spawn.run(tool, [], quiet: quiet), status == 0 else { return nil }
             return text.split(separator: "\n").compactMap { line in
                 guard let first = line.first, first != " ", first != "\t" else { return nil }
                 return line.split(separator: " ").first.map(String.init)

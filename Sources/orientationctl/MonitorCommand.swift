@@ -56,6 +56,9 @@ enum MonitorCommand {
                 guard let o = Orientation(rawValue: String(name)), o != .undefined else {
                     return usageError("unknown orientation '\(name)' in --supported (expected normal, left-up, bottom-up, right-up)", for: "monitor")
                 }
+                guard !supported.contains(o) else {
+                    return usageError("orientation '\(name)' is listed twice in --supported", for: "monitor")
+                }
                 supported.append(o)
             }
             configuration.supported = supported
@@ -63,6 +66,13 @@ enum MonitorCommand {
         if let name = parsed.value("--preferred") {
             guard let o = Orientation(rawValue: name), o != .undefined else {
                 return usageError("unknown orientation '\(name)' for --preferred", for: "monitor")
+            }
+            // The daemon would refuse it too (InvalidArgs); said here, before any bus, as
+            // the usage error it is.
+            if !configuration.supported.contains(o) {
+                let supported = configuration.supported.map(\.rawValue).joined(separator: ",")
+                return usageError("--preferred \(name) is not among the --supported orientations (\(supported))",
+                                  for: "monitor")
             }
             configuration.preferred = o
         }

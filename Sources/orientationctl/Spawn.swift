@@ -13,12 +13,14 @@ enum Spawn {
     }
 
     /// Exit status and standard output; nil when the program cannot be started.
-    static func run(_ path: String, _ arguments: [String], capture: Bool = true) -> (Int32, String)? {
+    /// `quiet`: its standard error goes to /dev/null (a probe whose failure the caller
+    /// reports in its own words, once).
+    static func run(_ path: String, _ arguments: [String], capture: Bool = true, quiet: Bool = false) -> (Int32, String)? {
         guard capture else {
-            guard let pid = spawn(path, arguments, standardOutput: nil) else { return nil }
+            guard let pid = spawn(path, arguments, standardOutput: nil, quiet: quiet) else { return nil }
             return (wait(pid), "")
         }
-        guard let child = start(path, arguments) else { return nil }
+        guard let child = start(path, arguments, quiet: quiet) else { return nil }
         var output: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while let n = try? chunk.withUnsafeMutableBytes({ raw throws(Errno) in try child.output.read(into: raw) }), n > 0 {
@@ -34,9 +36,10 @@ enum Spawn {
         var output: FileDescriptor
     }
 
-    static func start(_ path: String, _ arguments: [String]) -> Child? {
+    /// `quiet`: its standard error goes to /dev/null.
+    static func start(_ path: String, _ arguments: [String], quiet: Bool = false) -> Child? {
         guard let pipe = try? FileDescriptor.pipe() else { return nil }
-        let pid = spawn(path, arguments, standardOutput: pipe.write.rawValue)
+        let pid = spawn(path, arguments, standardOutput: pipe.write.rawValue, quiet: quiet)
         pipe.write.close()
         guard let pid else { return nil }
         return Child(pid: pid, output: pipe.read)
@@ -46,7 +49,9 @@ enum Spawn {
     @discardableResult
     static func wait(_ pid: pid_t) -> Int32 { Subprocess.wait(pid) }
 
-    private static func spawn(_ path: String, _ arguments: [String], standardOutput: Int32?) -> pid_t? {
-        try? Subprocess.start(path, arguments, output: standardOutput)
+    private static func spawn(_ path: String, _ arguments: [String], standardOutput: Int32?, quiet: Bool) -> pid_t? {
+        let devNull = quiet ? try? FileDescriptor.open("/dev/null", .writeOnly) : nil
+        defer { devNull?.close() }
+        return try? Subprocess.start(path, arguments, output: standardOutput, error: devNull?.rawValue)
     }
 }

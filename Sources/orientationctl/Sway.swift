@@ -36,7 +36,9 @@ final class SwayFocus {
     init(swaymsg: String, loop: EventLoop) throws(Failure) {
         self.swaymsg = swaymsg
         self.loop = loop
-        guard let child = Spawn.start(swaymsg, ["-t", "subscribe", "-m", "-r", "[\"window\"]"]) else {
+        // Quiet: when sway cannot be reached, one line below says so (not swaymsg's
+        // own complaints); when it goes away later, readEvents says so.
+        guard let child = Spawn.start(swaymsg, ["-t", "subscribe", "-m", "-r", "[\"window\"]"], quiet: true) else {
             throw Failure(message: "cannot run \(swaymsg)")
         }
         self.child = child
@@ -44,7 +46,7 @@ final class SwayFocus {
         // an event, never lost.
         guard let tree = Self.tree(swaymsg) else {
             close()
-            throw Failure(message: "cannot read sway's window tree (is SWAYSOCK set, and sway running?)")
+            throw Failure(message: Applier.unreachable(.sway))
         }
         pid = Self.focusedProcess(in: tree)
         do {
@@ -112,7 +114,7 @@ final class SwayFocus {
     }
 
     private static func tree(_ swaymsg: String) -> JSON? {
-        guard let (status, text) = Spawn.run(swaymsg, ["-t", "get_tree", "-r"]), status == 0 else { return nil }
+        guard let (status, text) = Spawn.run(swaymsg, ["-t", "get_tree", "-r"], quiet: true), status == 0 else { return nil }
         return JSON.parse(text.utf8)
     }
 

@@ -56,6 +56,23 @@ import TestSupport
         }
         let unknown = try ChildProcess.run(product: "orientationctl", arguments: ["frobnicate"], directory: directory)
         #expect(unknown.status == 2)
+        // Values the daemon would refuse are usage errors too, said before any bus is
+        // tried (no daemon runs here: a bus error would exit 1).
+        let refused: [([String], String)] = [
+            (["monitor", "--preferred", "right-up", "--supported", "normal"], "--preferred right-up is not among the --supported orientations (normal)"),
+            (["monitor", "--supported", "normal,normal"], "orientation 'normal' is listed twice in --supported"),
+            (["monitor", "--supported", "sideways"], "unknown orientation 'sideways' in --supported"),
+            (["monitor", "--preferred", "undefined"], "unknown orientation 'undefined' for --preferred"),
+            (["follow", "--sway", "--exec", "true"], "choose one of --sway, --wlr-randr and --exec"),
+            (["get", "extra"], "unexpected argument 'extra'"),
+        ]
+        for (arguments, message) in refused {
+            let result = try ChildProcess.run(product: "orientationctl", arguments: ["--address", "unix:path=\(directory)/no-bus"] + arguments,
+                                              directory: directory)
+            #expect(result.status == 2, "\(arguments) exited \(result.status): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+        try? FileManager.default.removeItem(atPath: directory)
     }
 
     @Test func lockToggleFlipsAndPrintsTheNewState() throws {

@@ -143,7 +143,26 @@ final class HeadlessSway {
                                           arguments: ["--address", fixture.bus.address, "follow", "--exec", "true", "--focused-app"],
                                           directory: fixture.bus.directory, environment: ["PATH": "/usr/bin:/bin"])
         #expect(noSway.status == 1)
-        #expect(noSway.stderr.contains("cannot read sway's window tree (is SWAYSOCK set, and sway running?)"), "\(noSway.stderr)")
+        #expect(noSway.stderr == "orientationctl: cannot talk to sway: SWAYSOCK is not set (run follow inside the session, e.g. from sway's config)\n",
+                "\(noSway.stderr)")
+    }
+
+    /// follow --sway with no sway to talk to: one line that names the socket variable and
+    /// what it holds, status 1, and none of swaymsg's own complaints (it is asked again
+    /// for 2 s, in case sway is still starting).
+    @Test func unreachableSwayIsOneLine() throws {
+        let (fixture, _) = try DaemonFixture.upright()
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let missing = fixture.bus.directory + "/no-sway-here"
+        let unset = try ChildProcess.run(product: "orientationctl", arguments: ["--address", fixture.bus.address, "follow", "--sway"],
+                                         directory: fixture.bus.directory, environment: ["PATH": path])
+        #expect(unset.status == 1)
+        #expect(unset.stderr == "orientationctl: cannot talk to sway: SWAYSOCK is not set (run follow inside the session, e.g. from sway's config)\n",
+                "\(unset.stderr)")
+        let gone = try ChildProcess.run(product: "orientationctl", arguments: ["--address", fixture.bus.address, "follow", "--sway"],
+                                        directory: fixture.bus.directory, environment: ["PATH": path, "SWAYSOCK": missing])
+        #expect(gone.status == 1)
+        #expect(gone.stderr == "orientationctl: cannot talk to sway at SWAYSOCK=\(missing) (is it running?)\n", "\(gone.stderr)")
     }
 
     /// The iOS model for the whole screen: with --focused-app the app in front decides.

@@ -423,6 +423,10 @@ enum ExternalCommand {
             process.waitUntilExit()
             throw TestFailure("\(path) \(arguments) did not finish within \(seconds) s")
         }
+        defer {
+            try? FileManager.default.removeItem(atPath: stdout)
+            try? FileManager.default.removeItem(atPath: stderr)
+        }
         return Result(status: process.terminationStatus,
                       stdout: (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? "",
                       stderr: (try? String(contentsOfFile: stderr, encoding: .utf8)) ?? "")

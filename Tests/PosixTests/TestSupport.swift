@@ -6,7 +6,8 @@ struct TemporaryDirectory {
     let path: String
 
     init() {
-        var template = Array("/tmp/posix-tests-XXXXXX".utf8CString)
+        let parent = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array((parent + "/posix-tests-XXXXXX").utf8CString)
         let result = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(result != nil, "mkdtemp failed: \(Errno.current)")
         path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

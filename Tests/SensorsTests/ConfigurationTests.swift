@@ -83,4 +83,35 @@ import Testing
         #expect(try Configuration.load(path: "/nonexistent/orientationd.conf", optional: true).get() == Configuration())
         #expect(throws: ConfigurationError.self) { try Configuration.load(path: "/nonexistent/orientationd.conf", optional: false).get() }
     }
+
+    /// A file of random bytes (or a binary file given by mistake) is named as not text,
+    /// at its first such line, and nothing of it is echoed: the message is plain
+    /// printable ASCII whatever the bytes.
+    @Test func binaryFileIsNamedNotQuoted() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<50 {
+            let bytes = (0..<300).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard case .failure(let error) = Configuration.parse(text, source: "random.conf") else {
+                Issue.record("random bytes accepted")
+                continue
+            }
+            let description = error.description
+            #expect(description.unicodeScalars.allSatisfy { (0x20..<0x7f).contains($0.value) }, "\(description)")
+        }
+        let binary = "[Engine]\nTiltFilterMs=100\n\u{7f}ELF\u{2}\u{1}\n"
+        guard case .failure(let error) = Configuration.parse(binary, source: "x.conf") else {
+            Issue.record("binary accepted")
+            return
+        }
+        #expect(error.description == "x.conf:3: not a text file: the line holds the control character U+007F")
+        let notUTF8 = String(decoding: [0x5b, 0xff, 0x5d, 0x0a], as: UTF8.self)
+        #expect(throws: ConfigurationError.self) { try Configuration.parse(notUTF8, source: "y.conf").get() }
+        #expect((try? Configuration.parse(notUTF8, source: "y.conf").get()) == nil)
+        if case .failure(let error) = Configuration.parse(notUTF8, source: "y.conf") {
+            #expect(error.description == "y.conf:1: not a text file: the line holds bytes that are not UTF-8")
+        }
+        // Tabs and carriage returns (a file edited on Windows) are text.
+        #expect((try? Configuration.parse("[Engine]\r\n\tTiltFilterMs = 100\r\n", source: "z.conf").get()) != nil)
+    }
 }

@@ -63,8 +63,27 @@ public struct TestFailure: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
+/// The one directory under $TMPDIR (or /tmp) that holds every temporary directory of
+/// this test process, made at the first `makeTemporaryDirectory` and removed with all
+/// it holds when the process exits: tests that forget to clean up, or fail before they
+/// do, leave nothing behind. Mode 0755: unprivileged peers (the bus-policy and sway
+/// tests' users) must reach into the directories below.
+private let runDirectory: String? = {
+    var template = Array((NSTemporaryDirectory() + "/orientationd-tests.XXXXXX").utf8CString)
+    guard let made = mkdtemp(&template) else { return nil }
+    let path = String(cString: made)
+    chmod(path, 0o755)
+    atexit {
+        if let runDirectory { try? FileManager.default.removeItem(atPath: runDirectory) }
+    }
+    return path
+}()
+
+/// A new directory named PREFIX.XXXXXX in the test process's own temporary directory
+/// (removed when the process exits; tests that can remove theirs earlier do).
 public func makeTemporaryDirectory(prefix: String) throws -> String {
-    var template = Array((NSTemporaryDirectory() + "/" + prefix + ".XXXXXX").utf8CString)
+    guard let parent = runDirectory else { throw TestFailure("cannot make a temporary directory in \(NSTemporaryDirectory())") }
+    var template = Array((parent + "/" + prefix + ".XXXXXX").utf8CString)
     guard let result = mkdtemp(&template) else { throw TestFailure("mkdtemp failed") }
     return String(cString: result)
 }
