@@ -5,7 +5,8 @@
 // Layers point down only:
 //   CDBus, CUdev, CLinux          system library shims (pkg-config)
 //   Posix, DBus, Udev             thin typed wrappers, one owner per C handle
-//   OrientationAPI                the contract's names, Orientation and Tilt (stdlib only)
+//   OrientationAPI                the contract's names, Orientation and Tilt (stdlib only):
+//                                 all a client needs (OrientationClient re-exports it)
 //   OrientationEngine             pure Swift, standard library only
 //   Sensors                       sensor backends behind one protocol
 //   Service                       manager and client objects
@@ -34,13 +35,14 @@ let package = Package(
         .target(name: "OrientationAPI", swiftSettings: strict),
         .target(name: "OrientationEngine", dependencies: ["OrientationAPI"], swiftSettings: strict),
         .target(name: "Sensors", dependencies: ["Posix", "Udev", "OrientationEngine"], swiftSettings: strict),
-        .target(name: "Service", dependencies: ["DBus", "Posix", "Sensors", "OrientationEngine"], swiftSettings: strict),
-        .target(name: "OrientationClient", dependencies: ["DBus", "Posix", "OrientationEngine"], swiftSettings: strict),
+        .target(name: "Service", dependencies: ["DBus", "Posix", "Sensors", "OrientationAPI", "OrientationEngine"], swiftSettings: strict),
+        // Clients need the contract, not the engine.
+        .target(name: "OrientationClient", dependencies: ["DBus", "Posix", "OrientationAPI"], swiftSettings: strict),
 
-        .executableTarget(name: "orientationd", dependencies: ["Service", "Arguments"], swiftSettings: strict),
+        .executableTarget(name: "orientationd", dependencies: ["Service", "OrientationAPI", "Arguments"], swiftSettings: strict),
         .executableTarget(
             name: "orientationctl",
-            dependencies: ["OrientationClient", "OrientationEngine", "Posix", "DBus", "Sensors", "Arguments"],
+            dependencies: ["OrientationClient", "OrientationAPI", "OrientationEngine", "Posix", "DBus", "Sensors", "Arguments"],
             swiftSettings: strict),
 
         // Measurements with many bus peers (make bench); prints figures, asserts nothing.
@@ -49,12 +51,12 @@ let package = Package(
         // What the test targets share: the private bus, temporary directories, spawning,
         // SplitMix.
         .target(name: "TestSupport", dependencies: ["Posix"], path: "Tests/TestSupport", swiftSettings: strict),
-        .testTarget(name: "OrientationEngineTests", dependencies: ["OrientationEngine", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "OrientationEngineTests", dependencies: ["OrientationAPI", "OrientationEngine", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PosixTests", dependencies: ["Posix", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"], swiftSettings: strict),
         .testTarget(name: "OrientationctlTests", dependencies: ["orientationctl"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "Posix", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "ServiceTests", dependencies: ["Service", "DBus", "OrientationEngine", "Sensors"], swiftSettings: strict),
+        .testTarget(name: "ServiceTests", dependencies: ["Service", "DBus", "OrientationAPI", "OrientationEngine", "Sensors"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["DBus", "Posix", "OrientationEngine", "OrientationClient", "TestSupport"],

@@ -1,10 +1,10 @@
 /// The fixed names of the D-Bus contract (docs/api.md), in one place: the daemon, the
 /// client library, orientationctl and the benchmarks all take them from here.
 public enum OrientationAPI {
-    /// The well-known bus name the daemon owns.
     /// The release: `--version` of both programs, and the package's.
     public static let version = "0.1.0"
 
+    /// The well-known bus name the daemon owns.
     public static let busName = "org.orientationd.Orientation1"
     /// The manager object.
     public static let managerPath = "/org/orientationd/Orientation1"
@@ -29,6 +29,20 @@ public enum OrientationAPI {
 
     /// The standard interfaces the contract relies on.
     public static let propertiesInterface = "org.freedesktop.DBus.Properties"
+    /// Its change signal, which carries every property change of the contract.
+    public static let propertiesChanged = "PropertiesChanged"
+
+    /// The message bus itself, as clients follow the daemon on it.
+    public enum MessageBus {
+        /// The bus's own name and interface (both org.freedesktop.DBus).
+        public static let name = "org.freedesktop.DBus"
+        public static let interface = "org.freedesktop.DBus"
+        /// The signal that tells a name's owner changed (the daemon came or went).
+        public static let nameOwnerChanged = "NameOwnerChanged"
+        /// The errors that say nobody owns the name called (the daemon is not running).
+        public static let serviceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown"
+        public static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
+    }
 }
 
 /// The manager's properties, by their contract names (as power-profiles-daemon's

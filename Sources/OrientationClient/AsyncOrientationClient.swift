@@ -1,6 +1,6 @@
 import DBus
 import Dispatch
-import OrientationEngine
+import OrientationAPI
 
 /// `OrientationClient` for Swift concurrency: `async` requests and an `AsyncSequence` of
 /// events, usable from a plain `@main` async program, with no `EventLoop` in sight.

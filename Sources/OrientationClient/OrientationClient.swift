@@ -1,5 +1,5 @@
 import DBus
-import OrientationEngine
+@_exported import OrientationAPI
 import Posix
 
 /// One app's connection to orientationd: a client object that says which orientations
@@ -117,8 +117,9 @@ public final class OrientationClient {
         self.loop = loop
         self.configuration = configuration
         waitsForService = waitForService
-        try connection.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Names.busName)'")
-        try connection.addMatch("type='signal',sender='\(Names.busName)',path='\(Names.managerPath)',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'")
+        try connection.addMatch("type='signal',sender='\(MessageBus.name)',interface='\(MessageBus.interface)',member='\(MessageBus.nameOwnerChanged)',arg0='\(Names.busName)'")
+        try connection.addMatch(
+            "type='signal',sender='\(Names.busName)',path='\(Names.managerPath)',interface='\(Names.propertiesInterface)',member='\(Names.propertiesChanged)'")
         connection.addHandler { [weak self] message in self?.handle(message) ?? false }
         do {
             try create()
@@ -141,7 +142,7 @@ public final class OrientationClient {
 
     /// The errors that say the daemon is not on the bus (rather than refusing).
     private static func isAbsence(_ error: BusError) -> Bool {
-        ["org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner"].contains(error.name)
+        [MessageBus.serviceUnknown, MessageBus.nameHasNoOwner].contains(error.name)
     }
 
     deinit { connection.close() }
@@ -211,7 +212,7 @@ public final class OrientationClient {
     /// Reads one manager property.
     public func managerProperty(_ name: String) throws(BusError) -> Value {
         let reply = try connection.call(try Message.methodCall(
-            destination: Names.busName, path: Names.managerPath, interface: "org.freedesktop.DBus.Properties",
+            destination: Names.busName, path: Names.managerPath, interface: Names.propertiesInterface,
             member: "Get", arguments: [.string(Names.managerInterface), .string(name)]))
         guard let value = reply.arguments.first?.unwrappedVariant else { throw .failed("empty reply") }
         return value
@@ -220,6 +221,7 @@ public final class OrientationClient {
     // MARK: Internals
 
     private typealias Names = OrientationAPI
+    private typealias MessageBus = OrientationAPI.MessageBus
 
     /// CreateClient's options for the configuration.
     private var createOptions: [(String, Value)] {
@@ -287,7 +289,7 @@ public final class OrientationClient {
     }
 
     private func callClient(_ member: String, _ arguments: [Value] = []) throws(BusError) {
-        guard let objectPath else { throw BusError("org.freedesktop.DBus.Error.ServiceUnknown", "orientationd is not running") }
+        guard let objectPath else { throw BusError(MessageBus.serviceUnknown, "orientationd is not running") }
         _ = try connection.call(try Message.methodCall(
             destination: Names.busName, path: objectPath, interface: Names.clientInterface, member: member, arguments: arguments))
     }
@@ -296,11 +298,11 @@ public final class OrientationClient {
     private func refresh() throws(BusError) {
         guard let objectPath else { return }
         let reply = try connection.call(try Message.methodCall(
-            destination: Names.busName, path: objectPath, interface: "org.freedesktop.DBus.Properties",
+            destination: Names.busName, path: objectPath, interface: Names.propertiesInterface,
             member: "GetAll", arguments: [.string(Names.clientInterface)]))
         if let entries = reply.arguments.first?.stringKeyedEntries { apply(entries) }
         let manager = try connection.call(try Message.methodCall(
-            destination: Names.busName, path: Names.managerPath, interface: "org.freedesktop.DBus.Properties",
+            destination: Names.busName, path: Names.managerPath, interface: Names.propertiesInterface,
             member: "GetAll", arguments: [.string(Names.managerInterface)]))
         applyManager(manager.arguments.first?.stringKeyedEntries ?? [])
     }
@@ -338,7 +340,7 @@ public final class OrientationClient {
         guard message.kind == .signal else { return false }
         let args = message.arguments
         switch (message.interface, message.member) {
-        case ("org.freedesktop.DBus", "NameOwnerChanged"):
+        case (MessageBus.interface, MessageBus.nameOwnerChanged):
             guard args.count == 3, args[0].stringValue == Names.busName, let newOwner = args[2].stringValue else { return false }
             generation += 1
             if newOwner.isEmpty {
@@ -355,7 +357,7 @@ public final class OrientationClient {
                 attach(generation)
             }
             return false
-        case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
+        case (Names.propertiesInterface, Names.propertiesChanged):
             guard args.count == 3, let entries = args[1].stringKeyedEntries else { return false }
             if message.path == objectPath, args[0].stringValue == Names.clientInterface {
                 apply(entries)

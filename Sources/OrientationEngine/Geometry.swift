@@ -1,3 +1,5 @@
+import OrientationAPI
+
 /// From a gravity direction to the zones, orientations and tilt labels of the traces'
 /// README, section 1: θ is the elevation of the screen normal above the horizon, φ the
 /// angle of the screen's up direction from its top edge toward its right edge.

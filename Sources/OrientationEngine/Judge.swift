@@ -1,3 +1,5 @@
+import OrientationAPI
+
 /// The engine's second stage: decides orientation and tilt from a ``GravityEstimate``.
 ///
 /// One function, ``decide(at:_:)``, says for any time whether a change is due then or

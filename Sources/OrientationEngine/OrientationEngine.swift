@@ -1,3 +1,5 @@
+import OrientationAPI
+
 /// Turns timestamped accelerometer samples (and a gyroscope's, where there is one) into
 /// an orientation and a tilt.
 ///

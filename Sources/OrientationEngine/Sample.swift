@@ -1,6 +1,6 @@
 // The engine speaks the contract's vocabulary (Orientation, Tilt): re-exported, so that
 // every user of the engine has the names without a second import.
-@_exported import OrientationAPI
+import OrientationAPI
 
 /// One accelerometer reading in m/s², in the Linux IIO frame (after scale and mount
 /// matrix), with the time it was taken in milliseconds on a monotonic clock.

@@ -1,5 +1,6 @@
 import DBus
 import OrientationEngine
+import OrientationAPI
 
 extension ClientObject {
     /// org.orientationd.Orientation1.Client, declared once.

@@ -1,5 +1,6 @@
 import DBus
 import OrientationEngine
+import OrientationAPI
 
 /// What an app says about itself when it creates a client: the CreateClient options,
 /// validated.

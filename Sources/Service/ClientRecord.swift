@@ -1,4 +1,5 @@
 import OrientationEngine
+import OrientationAPI
 
 /// One app's view of the device orientation, as the service core keeps it: what it
 /// supports, whether it wants readings, and the interface orientation and content

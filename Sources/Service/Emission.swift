@@ -1,4 +1,5 @@
 import OrientationEngine
+import OrientationAPI
 
 /// What the service core asks the bus adapter to send, in the order to send it.
 public enum Emission: Equatable, Sendable {

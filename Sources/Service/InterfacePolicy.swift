@@ -1,4 +1,5 @@
 import OrientationEngine
+import OrientationAPI
 
 /// The interface-orientation rules of the API contract, as pure functions: the iOS
 /// model of `supportedInterfaceOrientations`, without any D-Bus in it.

@@ -1,5 +1,6 @@
 import DBus
 import OrientationEngine
+import OrientationAPI
 
 extension OrientationService {
     /// org.orientationd.Orientation1, declared once.

@@ -2,6 +2,7 @@ import DBus
 import OrientationEngine
 import Posix
 import Sensors
+import OrientationAPI
 
 /// The bus adapter of the service: exports the manager (and the compatibility facade),
 /// turns method calls and bus events into events of the `ServiceCore`, and sends what the

@@ -1,5 +1,6 @@
 import DBus
 import OrientationEngine
+import OrientationAPI
 
 /// `net.hadess.SensorProxy`, iio-sensor-proxy's interface, served from the same sensor
 /// and engine as the native API (`--sensor-proxy-compat`), so GNOME, KDE, phosh and

@@ -1,5 +1,6 @@
 import OrientationEngine
 import Sensors
+import OrientationAPI
 
 /// The service without a bus: the client registry, per-owner limits, the sensor claim,
 /// the engine, the lock, compatibility claims and the processes behind owners. It takes

@@ -1,5 +1,5 @@
 import Glibc
-import OrientationEngine
+import OrientationAPI
 
 /// What follow does to the compositor.
 struct Applier {

@@ -1,5 +1,5 @@
 import DBus
-import OrientationEngine
+import OrientationAPI
 
 /// follow --focused-app: the interface orientation of the app in front.
 ///

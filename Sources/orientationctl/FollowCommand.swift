@@ -1,8 +1,8 @@
 import Arguments
 import Glibc
 import OrientationClient
-import OrientationEngine
 import Posix
+import OrientationAPI
 
 /// `orientationctl follow`: a long-running client (all four orientations, following the
 /// lock like any client) that applies each confirmed orientation to a display output,

@@ -67,7 +67,7 @@ enum GetCommand {
 /// A one-line explanation of a failed call, naming the bus.
 func describe(_ error: BusError, bus: Connection.Bus) -> String {
     switch error.name {
-    case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
+    case OrientationAPI.MessageBus.serviceUnknown, OrientationAPI.MessageBus.nameHasNoOwner:
         "orientationd is not running on the \(bus)"
     case "org.freedesktop.DBus.Error.FileNotFound", "org.freedesktop.DBus.Error.NoServer", "org.freedesktop.DBus.Error.BadAddress",
          "org.freedesktop.DBus.Error.NotSupported", "org.freedesktop.DBus.Error.Disconnected":

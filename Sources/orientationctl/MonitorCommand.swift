@@ -2,8 +2,8 @@ import Arguments
 import DBus
 import Glibc
 import OrientationClient
-import OrientationEngine
 import Posix
+import OrientationAPI
 
 /// `orientationctl monitor`: a started client whose every event is printed.
 enum MonitorCommand {

@@ -1,7 +1,7 @@
 import Arguments
 import Glibc
-import OrientationEngine
 import Posix
+import OrientationAPI
 
 let version = OrientationAPI.version
 

@@ -4,6 +4,7 @@ import OrientationEngine
 import Posix
 import Sensors
 import Service
+import OrientationAPI
 
 /// Wires the event loop, the bus connection, the sensor and the service together.
 struct Daemon {

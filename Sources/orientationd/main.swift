@@ -4,6 +4,7 @@ import OrientationEngine
 import Posix
 import Sensors
 import Service
+import OrientationAPI
 
 let version = OrientationAPI.version
 

@@ -1,4 +1,5 @@
 import Testing
+import OrientationAPI
 @testable import OrientationEngine
 
 /// The engine's small value types, each on its own.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import OrientationEngine
 import TestSupport
+import OrientationAPI
 
 @Suite("Rest poses and thresholds")
 struct RestPoseTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import OrientationAPI
 @testable import OrientationEngine
 
 /// The gyroscope beside the accelerometer: what it adds, and what happens when it is wrong.

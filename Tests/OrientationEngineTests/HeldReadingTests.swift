@@ -1,4 +1,5 @@
 import Testing
+import OrientationAPI
 @testable import OrientationEngine
 
 /// Between the readings of a sensor that keeps sending (an IIO sensor polled at 10 Hz),

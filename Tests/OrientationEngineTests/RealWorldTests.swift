@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import OrientationEngine
 import TestSupport
+import OrientationAPI
 
 /// What real sensors and real people do that a tidy synthetic trace does not: wrong scales,
 /// silent event-driven sensors, running, screens toward the floor, clocks that jump.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import OrientationEngine
 import TestSupport
+import OrientationAPI
 
 /// The rest rule: a device that stops moving is decided `RestMs` after it stopped, at
 /// every rate, while a hand that still moves is not "at rest".

@@ -1,6 +1,7 @@
 import Foundation
 @testable import OrientationEngine
 import TestSupport
+import OrientationAPI
 
 /// Deterministic synthetic motion for tests: a pose (φ, θ) as a function of time, sampled
 /// at any rate, with optional noise, jitter and shakes.

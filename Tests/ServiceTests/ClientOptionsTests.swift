@@ -2,6 +2,7 @@ import DBus
 import OrientationEngine
 import Service
 import Testing
+import OrientationAPI
 
 /// CreateClient's options: defaults, valid values, and each rejection with its message.
 @Suite struct ClientOptionsTests {

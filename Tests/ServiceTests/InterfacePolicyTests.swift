@@ -1,6 +1,7 @@
 import OrientationEngine
 import Service
 import Testing
+import OrientationAPI
 
 /// The interface-orientation rules of api.md as tables.
 @Suite struct InterfacePolicyTests {

@@ -2,6 +2,7 @@ import OrientationEngine
 import Sensors
 import Service
 import Testing
+import OrientationAPI
 
 /// A sensor under the test's control: it counts starts and stops, hands samples to the
 /// core when told, and answers `currentSample` with what the test set.

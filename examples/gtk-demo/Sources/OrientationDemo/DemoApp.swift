@@ -1,7 +1,6 @@
 import CGtk4
 import Glibc
 import OrientationClient
-import OrientationEngine
 
 /// The demo's window and its one OrientationClient, on GLib's main loop: the client's
 /// descriptor is a GLib fd source, and `dispatch()` runs when it is readable.

@@ -1,5 +1,4 @@
 import OrientationClient
-import OrientationEngine
 
 /// The demo's pages: each one of the four behaviours of the API.
 enum Page: String, CaseIterable {
