@@ -51,6 +51,7 @@ public enum ManagerProperty: String, CaseIterable, Sendable {
     case hasSensor = "HasSensor"
     case sensorName = "SensorName"
     case sensorBackend = "SensorBackend"
+    case sensorDevice = "SensorDevice"
     case gyroscopeName = "GyroscopeName"
     case orientation = "Orientation"
     case tilt = "Tilt"

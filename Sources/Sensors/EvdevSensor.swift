@@ -66,8 +66,7 @@ public struct EvdevFrameAssembler: Sendable {
 /// resolution from EVIOCGABS (units per g), frames from EV_ABS … SYN_REPORT, read
 /// event-driven while started.
 public final class EvdevSensor: SensorBackend {
-    public let name: String
-    public let kind = BackendKind.input
+    public let identity: SensorIdentity
     public let devnode: String
     public let matrix: MountMatrix
     /// m/s² per unit, per axis.
@@ -88,7 +87,7 @@ public final class EvdevSensor: SensorBackend {
 
     public init(device: DeviceDescription, environment: SensorEnvironment) throws(SensorError) {
         self.environment = environment
-        name = device.displayName
+        identity = SensorIdentity(device: device, backend: .input)
         let logger = environment.logger
         guard let devnode = device.devnode else { throw SensorError("\(device.displayName): no device node") }
         self.devnode = devnode
@@ -169,6 +168,14 @@ public final class EvdevSensor: SensorBackend {
         }
         return values
     }
+
+    /// Driven by the device: it sends when something changes, so a wish for an earlier
+    /// reading has nothing to act on.
+    public func requestReading(atMs: Int64) {}
+
+    /// An input device has no gyroscope beside its accelerometer axes.
+    public var gyroscopeName: String? { nil }
+    public func startGyroscope(handler: @escaping (GyroscopeSample) -> Void) {}
 
     public func stop() {
         handler = nil

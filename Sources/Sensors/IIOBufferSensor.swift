@@ -6,8 +6,7 @@ import Posix
 /// the enabled scan elements, event-driven on the loop. The buffer is enabled only
 /// while started.
 public final class IIOBufferSensor: SensorBackend {
-    public let name: String
-    public let kind = BackendKind.iioBuffer
+    public let identity: SensorIdentity
     public let syspath: String
     public let devnode: String
     public let layout: IIOFrameLayout
@@ -46,7 +45,7 @@ public final class IIOBufferSensor: SensorBackend {
     public init(device: DeviceDescription, environment: SensorEnvironment) throws(SensorError) {
         self.environment = environment
         syspath = device.syspath
-        name = device.displayName
+        identity = SensorIdentity(device: device, backend: .iioBuffer)
         let path = device.syspath
         let label = device.displayName
         let logger = environment.logger
@@ -221,6 +220,10 @@ public final class IIOBufferSensor: SensorBackend {
             environment.logger.debug("\(name): no silence timer: \(error)")
         }
     }
+
+    /// Driven by the device: it sends when something changes, so a wish for an earlier
+    /// reading has nothing to act on.
+    public func requestReading(atMs: Int64) {}
 
     public func stop() {
         handler = nil

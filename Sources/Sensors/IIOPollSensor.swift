@@ -4,8 +4,7 @@ import Posix
 
 /// An IIO accelerometer read by polling `in_accel_{x,y,z}_raw` on a timer while started.
 public final class IIOPollSensor: SensorBackend {
-    public let name: String
-    public let kind = BackendKind.iioPoll
+    public let identity: SensorIdentity
     public let syspath: String
     public let matrix: MountMatrix
     public let calibration: IIOCalibration
@@ -46,7 +45,7 @@ public final class IIOPollSensor: SensorBackend {
     public init(device: DeviceDescription, environment: SensorEnvironment) throws(SensorError) {
         self.environment = environment
         syspath = device.syspath
-        name = device.displayName
+        identity = SensorIdentity(device: device, backend: .iioPoll)
         let path = device.syspath
         rawPaths = IIOCalibration.axes.map { path + "/in_accel_\($0)_raw" }
         let attribute: (String) -> String? = { SysfsFile.read(path + "/" + $0) }

@@ -156,31 +156,3 @@ public final class LaptopModeGate {
         if pick() { onChange() }
     }
 }
-
-/// A sensor whose samples are held back while the gate's switch says laptop mode.
-public final class SuppressibleSensor: SensorBackend {
-    public let inner: SensorBackend
-    private let gate: LaptopModeGate
-
-    public init(_ inner: SensorBackend, gate: LaptopModeGate) {
-        self.inner = inner
-        self.gate = gate
-    }
-
-    public var name: String { inner.name }
-    public var kind: BackendKind { inner.kind }
-
-    public func start(handler: @escaping (Sample) -> Void) throws(SensorError) {
-        let gate = self.gate
-        try inner.start { sample in
-            if !gate.laptopMode { handler(sample) }
-        }
-    }
-
-    public func stop() { inner.stop() }
-    public func requestReading(atMs: Int64) { inner.requestReading(atMs: atMs) }
-    public var gyroscopeName: String? { inner.gyroscopeName }
-    public func startGyroscope(handler: @escaping (GyroscopeSample) -> Void) { inner.startGyroscope(handler: handler) }
-
-    public func currentSample() -> Sample? { gate.laptopMode ? nil : inner.currentSample() }
-}

@@ -24,8 +24,7 @@ import Posix
 /// --output` writes), is played with it: each reading before the accelerometer reading
 /// of the same time.
 public final class ReplaySensor: SensorBackend {
-    public let name: String
-    public let kind = BackendKind.replay
+    public let identity: SensorIdentity
 
     private let loop: EventLoop
     private let logger: Logger
@@ -52,7 +51,7 @@ public final class ReplaySensor: SensorBackend {
     public init(path: String, loop: EventLoop, logger: Logger) throws(SensorError) {
         self.loop = loop
         self.logger = logger
-        name = path == "-" ? "Replay of standard input" : "Replay of \(path)"
+        identity = SensorIdentity(name: path == "-" ? "Replay of standard input" : "Replay of \(path)", backend: .replay, device: "")
         if path == "-" {
             let input: FileDescriptor
             do { input = try FileDescriptor.standardInput.duplicate() } catch {
@@ -136,6 +135,9 @@ public final class ReplaySensor: SensorBackend {
             gyroHandler?(g)
         }
     }
+
+    /// The recording's own timing decides when samples come.
+    public func requestReading(atMs: Int64) {}
 
     public func stop() {
         gyroHandler = nil

@@ -7,10 +7,9 @@ import OrientationEngine
 /// it with `stop` when the last one stops. A stopped backend must cost nothing: no
 /// timers, no reads, buffers disabled.
 public protocol SensorBackend: AnyObject {
-    /// Human-readable name (the manager's SensorName).
-    var name: String { get }
-    /// The kind of backend; its raw value is the manager's SensorBackend.
-    var kind: BackendKind { get }
+    /// Who the backend is, set once when it is opened: what the manager's SensorName,
+    /// SensorBackend and SensorDevice say.
+    var identity: SensorIdentity { get }
     /// Begins delivering samples to `handler` on the event loop.
     func start(handler: @escaping (Sample) -> Void) throws(SensorError)
     /// Stops delivering samples.
@@ -23,7 +22,8 @@ public protocol SensorBackend: AnyObject {
     /// driven by the device ignores it (its device sends when something changes).
     func requestReading(atMs: Int64)
     /// The human-readable name of the gyroscope read with this accelerometer (the same
-    /// IMU), nil when there is none or it is switched off (`[Sensor] Gyroscope = off`).
+    /// IMU), nil when there is none, it is switched off (`[Sensor] Gyroscope = off`) or
+    /// it went away. Unlike the identity it can change while the backend is open.
     var gyroscopeName: String? { get }
     /// While started, also deliver the gyroscope's readings (on the samples' clock, each
     /// before the accelerometer reading taken with it) to `handler`; nothing when there
@@ -31,10 +31,37 @@ public protocol SensorBackend: AnyObject {
     func startGyroscope(handler: @escaping (GyroscopeSample) -> Void)
 }
 
+// Every requirement above is implemented by each backend itself, on purpose: a default
+// here would let a new backend (or a wrapper) answer for a device it does not know.
+
 extension SensorBackend {
-    public func requestReading(atMs: Int64) {}
-    public var gyroscopeName: String? { nil }
-    public func startGyroscope(handler: @escaping (GyroscopeSample) -> Void) {}
+    /// Human-readable name (the manager's SensorName).
+    public var name: String { identity.name }
+    /// The kind of backend; its raw value is the manager's SensorBackend.
+    public var kind: BackendKind { identity.backend }
+}
+
+/// Who a sensor backend is: set once, when it is opened, from its device description
+/// (`init(device:backend:)`), or by the backends that have no device.
+public struct SensorIdentity: Equatable, Sendable {
+    /// Human-readable name (the manager's SensorName).
+    public var name: String
+    /// How it is read (the manager's SensorBackend).
+    public var backend: BackendKind
+    /// The udev device's kernel name, iio:device0 or event3 (the manager's
+    /// SensorDevice); "" for the backends without a device (simulated, replay).
+    public var device: String
+
+    public init(name: String, backend: BackendKind, device: String) {
+        self.name = name
+        self.backend = backend
+        self.device = device
+    }
+
+    /// A device's identity as `backend` reads it.
+    public init(device: DeviceDescription, backend: BackendKind) {
+        self.init(name: device.displayName, backend: backend, device: device.sysname)
+    }
 }
 
 /// How a backend reads its samples; the raw value is the manager's SensorBackend

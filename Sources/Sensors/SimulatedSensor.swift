@@ -9,8 +9,7 @@ import Posix
 /// noise and hand tremor, so the engine has real filtering to do. Samples are produced
 /// by a timer only while started.
 public final class SimulatedSensor: SensorBackend {
-    public let name = "Simulated accelerometer"
-    public let kind = BackendKind.simulated
+    public let identity = SensorIdentity(name: "Simulated accelerometer", backend: .simulated, device: "")
 
     /// One step of the story: a pose (φ, θ in degrees, README frame) held for a while.
     struct Pose {
@@ -53,6 +52,11 @@ public final class SimulatedSensor: SensorBackend {
         let period = Int64(1000 / rateHz)
         timer?.arm(afterMs: period, intervalMs: period)
     }
+
+    /// The simulation ticks at its own rate; it simulates no gyroscope.
+    public func requestReading(atMs: Int64) {}
+    public var gyroscopeName: String? { nil }
+    public func startGyroscope(handler: @escaping (GyroscopeSample) -> Void) {}
 
     public func stop() {
         timer?.disarm()

@@ -5,9 +5,9 @@ import OrientationAPI
 public enum Emission: Equatable, Sendable {
     /// The manager's OrientationWillChange(from, to), broadcast.
     case managerWillChange(from: Orientation, to: Orientation)
-    /// The manager's PropertiesChanged for `names`, broadcast; `values` are the manager's
-    /// values when it was said.
-    case managerChanged([ManagerProperty], ManagerValues)
+    /// The manager's PropertiesChanged for `names`, broadcast; `state` is the manager as
+    /// it was when it was said.
+    case managerChanged([ManagerProperty], ManagerState)
     /// A client's OrientationWillChange, to its owner only.
     case clientWillChange(ClientAddress, from: Orientation, to: Orientation, contentRotation: UInt32)
     /// A client's PropertiesChanged for `names`, to its owner only; `values` is the
@@ -24,18 +24,6 @@ public enum Emission: Equatable, Sendable {
 public struct ClientAddress: Equatable, Hashable, Sendable {
     public var path: String
     public var owner: String
-}
-
-/// The manager's properties at one moment.
-public struct ManagerValues: Equatable, Sendable {
-    public var orientation: Orientation
-    public var tilt: Tilt
-    public var rotationLocked: Bool
-    public var activeClients: Int
-    public var hasSensor: Bool
-    public var sensorName: String
-    public var sensorBackend: String
-    public var gyroscopeName: String
 }
 
 /// The properties of net.hadess.SensorProxy that change.

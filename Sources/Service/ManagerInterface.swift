@@ -39,34 +39,37 @@ extension OrientationService {
             },
         ],
         properties: [
-            .init(ManagerProperty.hasSensor.rawValue, "b", doc: "Whether a display accelerometer is present and usable.") { .bool($0.core.hasSensor) },
-            .init(ManagerProperty.sensorName.rawValue, "s", doc: "Human-readable name of the sensor in use; \"\" when there is none.") { .string($0.core.sensorName) },
-            .init(ManagerProperty.sensorBackend.rawValue, "s", doc: "How the sensor is read: iio-buffer, iio-poll, input, simulated, replay; \"\" when there is none.") {
-                .string($0.core.sensorKind)
-            },
-            .init(ManagerProperty.gyroscopeName.rawValue, "s", doc: """
+            property(.hasSensor, "b", doc: "Whether a display accelerometer is present and usable."),
+            property(.sensorName, "s", doc: "Human-readable name of the sensor in use; \"\" when there is none."),
+            property(.sensorBackend, "s", doc: "How the sensor is read: iio-buffer, iio-poll, input, simulated, replay; \"\" when there is none."),
+            property(.sensorDevice, "s", doc: """
+                The kernel name of the sensor's device as udev knows it (iio:device0, \
+                event3; udevadm info /sys/class/…/NAME tells more); "" for the simulated \
+                and replayed sensors, and when there is none.
+                """),
+            property(.gyroscopeName, "s", doc: """
                 Human-readable name of the gyroscope fused with the accelerometer; "" when \
                 none is used (no gyroscope, Gyroscope = off in the configuration, or it was \
                 found unusable: stuck, or disagreeing with the accelerometer).
-                """) { .string($0.core.gyroscopeName) },
-            .init(ManagerProperty.orientation.rawValue, "s", doc: """
+                """),
+            property(.orientation, "s", doc: """
                 The confirmed device orientation: undefined, normal, left-up (left edge on \
                 top), bottom-up or right-up. undefined before the first reading and while \
                 no sensor is present.
-                """) { .string($0.core.orientation.rawValue) },
-            .init(ManagerProperty.tilt.rawValue, "s", doc: """
+                """),
+            property(.tilt, "s", doc: """
                 Elevation of the screen normal: vertical (within 20 degrees of upright), \
                 tilted-up, tilted-down (20 to 70 degrees), face-up, face-down (beyond 70 \
                 degrees), or undefined before the first reading.
-                """) { .string($0.core.tilt.rawValue) },
+                """),
             .init(ManagerProperty.rotationLocked.rawValue, "b", doc: """
                 Read-write. While true, Orientation does not change (nor the \
                 DeviceOrientation of clients that follow the lock). Setting it to false \
                 applies the current orientation at once.
-                """, get: { .bool($0.core.rotationLocked) }, deferrableSet: { service, value, call throws(BusError) in
+                """, get: { $0.core.manager[.rotationLocked] }, deferrableSet: { service, value, call throws(BusError) in
                     service.requestRotationLocked(value.boolValue ?? false, call)
                 }),
-            .init(ManagerProperty.activeClients.rawValue, "u", doc: "Number of started clients.") { .uint32(UInt32($0.core.activeClients)) },
+            property(.activeClients, "u", doc: "Number of started clients."),
         ],
         signals: [
             .init("OrientationWillChange", [Argument("from", "s", doc: "The orientation before the change."),
@@ -75,4 +78,11 @@ extension OrientationService {
                 carrying the new value follows it.
                 """),
         ])
+}
+
+extension OrientationService {
+    /// A read-only manager property: its value is the core's `ManagerState`'s.
+    fileprivate static func property(_ name: ManagerProperty, _ signature: String, doc: String) -> InterfaceTable<OrientationService>.Property {
+        .init(name.rawValue, signature, doc: doc) { $0.core.manager[name] }
+    }
 }

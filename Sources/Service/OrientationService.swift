@@ -14,7 +14,7 @@ public final class OrientationService {
     public static let maxClients = ServiceCore.maxClients
 
     /// Everything that is not the bus.
-    let core: ServiceCore
+    public let core: ServiceCore
     private let connection: Connection
     private let tree: ObjectTree
     private let logger: Logger

@@ -18,15 +18,21 @@ public final class ServiceCore {
     /// nothing to say too, since `engineDeadlineMs` may have moved.
     public var onSensorEmissions: (([Emission]) -> Void)?
 
+    /// Whether the sensor's samples are held back now (laptop-mode suppression: a
+    /// convertible used as a laptop keeps its orientation). Asked at each sample; the
+    /// adapter answers from the tablet-mode switch. The sensor itself is not wrapped, so
+    /// what it is (its identity, its gyroscope) is always its own.
+    public var samplesHeld: () -> Bool = { false }
+
     private var sensor: SensorBackend?
     private var engine: OrientationEngine
     private var sensorRunning = false
     /// Whether the current sensor's wrong scale was reported (once per sensor).
     private var scaleWarned = false
 
-    public private(set) var orientation: Orientation = .undefined
-    public private(set) var tilt: Tilt = .undefined
-    public private(set) var rotationLocked = false
+    /// What the manager's properties say; changed only through `update` (or between
+    /// a copy and `announce(since:)`), so that what changed is found by comparing.
+    public private(set) var manager = ManagerState()
     /// The engine's confirmed orientation, lock or not: what clients with
     /// FollowsLock=false see.
     private var sensorOrientation: Orientation = .undefined
@@ -35,7 +41,6 @@ public final class ServiceCore {
     private var clients: [UInt64: ClientRecord] = [:]
     private var clientCountByOwner: [String: Int] = [:]
     private var nextClientID: UInt64 = 1
-    public private(set) var activeClients = 0
 
     /// iio-sensor-proxy's claims (`--sensor-proxy-compat`): nil when the facade is off.
     public private(set) var compatClaimers: Set<String>?
@@ -46,23 +51,27 @@ public final class ServiceCore {
         self.sensor = sensor
         engine = OrientationEngine(tunables: tunables)
         compatClaimers = sensorProxyCompat ? [] : nil
+        refreshSensorProperties(&manager)
     }
 
     // MARK: What the properties say
 
-    public var hasSensor: Bool { sensor != nil }
-    public var sensorName: String { sensor?.name ?? "" }
-    public var sensorKind: String { sensor?.kind.rawValue ?? "" }
-    /// The gyroscope fused with the accelerometer: the sensor's, unless the engine found
-    /// it unusable (stuck, or disagreeing with the accelerometer); "" when none is used.
-    public var gyroscopeName: String { engine.gyroscopeRejected ? "" : sensor?.gyroscopeName ?? "" }
-    /// The GyroscopeName last announced.
-    private var announcedGyroscopeName = ""
+    public var orientation: Orientation { manager.orientation }
+    public var tilt: Tilt { manager.tilt }
+    public var rotationLocked: Bool { manager.rotationLocked }
+    public var activeClients: Int { manager.activeClients }
+    public var hasSensor: Bool { manager.hasSensor }
     public var tunables: EngineTunables { engine.tunables }
 
-    public var manager: ManagerValues {
-        ManagerValues(orientation: orientation, tilt: tilt, rotationLocked: rotationLocked, activeClients: activeClients,
-                      hasSensor: hasSensor, sensorName: sensorName, sensorBackend: sensorKind, gyroscopeName: gyroscopeName)
+    /// The sensor's properties, from its identity (set once when it was opened) and the
+    /// gyroscope fused with it: the sensor's, unless the engine found it unusable (stuck,
+    /// or disagreeing with the accelerometer); "" when none is used.
+    private func refreshSensorProperties(_ state: inout ManagerState) {
+        state.hasSensor = sensor != nil
+        state.sensorName = sensor?.identity.name ?? ""
+        state.sensorBackend = sensor?.identity.backend.rawValue ?? ""
+        state.sensorDevice = sensor?.identity.device ?? ""
+        state.gyroscopeName = engine.gyroscopeRejected ? "" : sensor?.gyroscopeName ?? ""
     }
 
     public func client(_ id: UInt64) -> ClientRecord? { clients[id] }
@@ -77,7 +86,7 @@ public final class ServiceCore {
 
     /// The sensor is being read but has given nothing yet (an IIO buffer without raw
     /// attributes, before its first frame): the adapter holds Start's reply for it.
-    public var awaitingFirstReading: Bool { sensorRunning && sensor?.currentSample() == nil }
+    public var awaitingFirstReading: Bool { sensorRunning && currentSample() == nil }
 
     /// The sensor is open and read (a client is started or a claim held).
     public var readingSensor: Bool { sensorRunning }
@@ -110,12 +119,13 @@ public final class ServiceCore {
         var out: [Emission] = []
         if !sensorWanted { out += claimSensor() }
         clients[id]?.active = true
-        activeClients += 1
+        let before = manager
+        manager.activeClients += 1
         let device = view(for: client.options.followsLock)
         let interface = InterfacePolicy.reevaluated(device: device, current: client.interface,
                                                     supported: client.options.supported, preferred: client.options.preferred)
         out += move(id, device: device, interface: interface, extra: [.active])
-        out += managerChanged([.activeClients])
+        out += announce(since: before)
         return out
     }
 
@@ -123,9 +133,10 @@ public final class ServiceCore {
         guard var client = clients[id], client.active else { return [] }
         client.active = false
         clients[id] = client
-        activeClients -= 1
+        let before = manager
+        manager.activeClients -= 1
         if !sensorWanted { releaseSensor() }
-        return [.clientChanged(client.address, [.active], client)] + managerChanged([.activeClients])
+        return [.clientChanged(client.address, [.active], client)] + announce(since: before)
     }
 
     /// SetSupportedOrientations, validated by the caller.
@@ -148,9 +159,8 @@ public final class ServiceCore {
         var out: [Emission] = []
         if client.active {
             clients[id]?.active = false
-            activeClients -= 1
+            out += update { $0.activeClients -= 1 }
             if !sensorWanted { releaseSensor() }
-            out += managerChanged([.activeClients])
         }
         clients[id] = nil
         let remaining = clientCountByOwner[client.owner, default: 1] - 1
@@ -191,8 +201,7 @@ public final class ServiceCore {
 
     public func setRotationLocked(_ locked: Bool) -> [Emission] {
         guard locked != rotationLocked else { return [] }
-        rotationLocked = locked
-        var out = managerChanged([.rotationLocked])
+        var out = update { $0.rotationLocked = locked }
         if !locked { out += applyEngineState() }
         return out
     }
@@ -219,19 +228,11 @@ public final class ServiceCore {
     public func replaceSensor(_ newSensor: SensorBackend?) -> [Emission] {
         if let sensor, let newSensor, sensor === newSensor { return [] }
         releaseSensor()
-        let before = (hasSensor, sensorName, sensorKind)
+        let hadSensor = hasSensor
         sensor = newSensor
         scaleWarned = false
-        var names: [ManagerProperty] = []
-        if before.0 != hasSensor { names.append(.hasSensor) }
-        if before.1 != sensorName { names.append(.sensorName) }
-        if before.2 != sensorKind { names.append(.sensorBackend) }
-        if announcedGyroscopeName != gyroscopeName {
-            announcedGyroscopeName = gyroscopeName
-            names.append(.gyroscopeName)
-        }
-        var out = managerChanged(names)
-        if names.contains(.hasSensor), compatClaimers != nil { out.append(.compatChanged([.hasAccelerometer], destination: nil)) }
+        var out = update(refreshSensorProperties)
+        if hadSensor != hasSensor, compatClaimers != nil { out.append(.compatChanged([.hasAccelerometer], destination: nil)) }
         if newSensor == nil {
             engine.reset()
             sensorOrientation = .undefined
@@ -260,7 +261,7 @@ public final class ServiceCore {
 
     /// A sample from the sensor.
     public func sample(_ sample: Sample) -> [Emission] {
-        guard sensorWanted, sensorRunning else { return [] }
+        guard sensorWanted, sensorRunning, !samplesHeld() else { return [] }
         var out = engine.feed(sample) ? applyEngineState() : []
         if let wanted = engine.readingWantedMs { sensor?.requestReading(atMs: wanted) }
         out += gyroscopeNews()
@@ -298,7 +299,7 @@ public final class ServiceCore {
             return [.warning("cannot start \(sensor.name): \(error)")]
         }
         // The fresh reading: Start returns with current properties.
-        guard let sample = sensor.currentSample() else { return gyroscopeNews() }
+        guard let sample = currentSample() else { return gyroscopeNews() }
         engine.feed(sample)
         return applyEngineState() + gyroscopeNews()
     }
@@ -308,12 +309,11 @@ public final class ServiceCore {
     private func gyroscopeNews() -> [Emission] {
         var out: [Emission] = []
         while let warning = engine.gyroscopeWarning { out.append(.warning("\(sensor?.name ?? "sensor"): \(warning)")) }
-        if announcedGyroscopeName != gyroscopeName {
-            announcedGyroscopeName = gyroscopeName
-            out += managerChanged([.gyroscopeName])
-        }
-        return out
+        return out + update(refreshSensorProperties)
     }
+
+    /// The sensor's freshest sample, unless samples are held back.
+    private func currentSample() -> Sample? { samplesHeld() ? nil : sensor?.currentSample() }
 
     private func releaseSensor() {
         guard sensorRunning else { return }
@@ -324,30 +324,27 @@ public final class ServiceCore {
     // MARK: Publishing
 
     /// The device orientation a client sees.
-    private func view(for followsLock: Bool) -> Orientation { followsLock ? orientation : sensorOrientation }
+    private func view(for followsLock: Bool) -> Orientation { followsLock ? manager.orientation : sensorOrientation }
 
     /// The engine's state: the manager first (will-change, then PropertiesChanged), then
     /// each started client (will-change, then PropertiesChanged), in creation order.
     private func applyEngineState() -> [Emission] {
         // Flat or unknown keeps the last orientation.
         if engine.orientation != .undefined { sensorOrientation = engine.orientation }
-        let newTilt = engine.tilt == .undefined ? tilt : engine.tilt
-        return publish(orientation: rotationLocked ? orientation : sensorOrientation, tilt: newTilt)
+        let newTilt = engine.tilt == .undefined ? manager.tilt : engine.tilt
+        return publish(orientation: manager.rotationLocked ? manager.orientation : sensorOrientation, tilt: newTilt)
     }
 
     private func publish(orientation newOrientation: Orientation, tilt newTilt: Tilt) -> [Emission] {
         var out: [Emission] = []
-        var names: [ManagerProperty] = []
-        if newOrientation != orientation {
-            out.append(.managerWillChange(from: orientation, to: newOrientation))
-            orientation = newOrientation
-            names.append(.orientation)
+        if newOrientation != manager.orientation {
+            out.append(.managerWillChange(from: manager.orientation, to: newOrientation))
         }
-        if newTilt != tilt {
-            tilt = newTilt
-            names.append(.tilt)
-        }
-        out += managerChanged(names)
+        let before = manager
+        manager.orientation = newOrientation
+        manager.tilt = newTilt
+        let names = manager.changes(since: before)
+        out += announce(since: before)
         if let claimers = compatClaimers, !names.isEmpty {
             let compatNames: [CompatProperty] = names.map { $0 == .orientation ? .accelerometerOrientation : .accelerometerTilt }
             for claimer in claimers.sorted() { out.append(.compatChanged(compatNames, destination: claimer)) }
@@ -373,7 +370,16 @@ public final class ServiceCore {
         return out
     }
 
-    private func managerChanged(_ names: [ManagerProperty]) -> [Emission] {
-        names.isEmpty ? [] : [.managerChanged(names, manager)]
+    /// Changes the manager's properties and says which changed (PropertiesChanged).
+    private func update(_ change: (inout ManagerState) -> Void) -> [Emission] {
+        let before = manager
+        change(&manager)
+        return announce(since: before)
+    }
+
+    /// PropertiesChanged for what differs from `before` (nothing when nothing does).
+    private func announce(since before: ManagerState) -> [Emission] {
+        let names = manager.changes(since: before)
+        return names.isEmpty ? [] : [.managerChanged(names, manager)]
     }
 }

@@ -53,7 +53,7 @@ struct Daemon {
             return 1
         }
 
-        // Opt-in laptop-mode suppression wraps whatever sensor is in use.
+        // Opt-in laptop-mode suppression holds back the samples of whatever sensor is in use.
         let suppression = Suppression(loop: loop, logger: logger)
         suppression.configure(enabled: configuration.laptopModeSuppression)
 
@@ -82,9 +82,9 @@ struct Daemon {
         }
 
         let authorizer = Authorizer(connection: connection, mode: options.usesPolkit ? .polkit : .allowAll, logger: logger)
-        let baseSensor = sensor
-        let service = OrientationService(connection: connection, loop: loop, sensor: suppression.wrap(sensor), tunables: configuration.tunables,
+        let service = OrientationService(connection: connection, loop: loop, sensor: sensor, tunables: configuration.tunables,
                                          authorizer: authorizer, sensorProxyCompat: options.sensorProxyCompat, logger: logger)
+        service.core.samplesHeld = { [weak suppression] in suppression?.laptopMode ?? false }
         do {
             try service.export()
         } catch {
@@ -110,7 +110,7 @@ struct Daemon {
             lostBus = true
             loop?.quit(1)
         }
-        monitor?.onChange = { [weak service] sensor in service?.replaceSensor(suppression.wrap(sensor)) }
+        monitor?.onChange = { [weak service] sensor in service?.replaceSensor(sensor) }
         // A tablet-mode switch plugged in or out: read the sensor afresh under the new rule.
         suppression.onChange = { [weak service] in service?.rearmSensor() }
         reloader.reload = { [weak service, weak monitor] in
@@ -125,9 +125,9 @@ struct Daemon {
                 if let monitor {
                     monitor.settings = { loaded.settings(for: $0) }
                     monitor.reload()
-                } else if suppressionChanged {
-                    service?.replaceSensor(suppression.wrap(baseSensor))
                 }
+                // Suppression switched on or off: read the sensor afresh under the new rule.
+                if suppressionChanged { service?.rearmSensor() }
             }
         }
         connection.attach(to: loop)
@@ -182,8 +182,6 @@ final class Suppression {
         return true
     }
 
-    func wrap(_ sensor: SensorBackend?) -> SensorBackend? {
-        guard let sensor, let gate else { return sensor }
-        return SuppressibleSensor(sensor, gate: gate)
-    }
+    /// While true, the sensor's samples are held back.
+    var laptopMode: Bool { gate?.laptopMode ?? false }
 }

@@ -129,12 +129,13 @@ import TestSupport
         _ = try fixture.peer()
         let text = try ChildProcess.run(product: "orientationctl", arguments: ["--address", fixture.bus.address, "get"], directory: directory)
         #expect(text.status == 0)
-        #expect(text.stdout.contains("SensorBackend: replay"))
+        #expect(text.stdout.contains("SensorBackend: replay\nSensorDevice: (none)\n"), "\(text.stdout)")
         #expect(text.stdout.contains("Orientation: undefined"))
         let json = try ChildProcess.run(product: "orientationctl", arguments: ["get", "--json", "--address", fixture.bus.address], directory: directory)
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         #expect(object?["HasSensor"] as? Bool == true)
         #expect(object?["SensorBackend"] as? String == "replay")
+        #expect(object?["SensorDevice"] as? String == "")
         #expect(object?["ActiveClients"] as? Int == 0)
     }
 

@@ -12,6 +12,7 @@ import TestSupport
         let peer = try fixture.start()
         #expect(try peer.managerProperty("SensorBackend") == .string("iio-poll"), "stderr:\n\(fixture.stderr)")
         #expect(try peer.managerProperty("HasSensor") == .bool(true))
+        #expect(try peer.managerProperty("SensorDevice") == .string("iio:device0"))
         #expect(fixture.logContains("using accel_3d"), "stderr:\n\(fixture.stderr)")
         #expect(!fixture.stderr.contains("simulated"))
     }
@@ -28,6 +29,7 @@ import TestSupport
         let peer = try fixture.start()
         #expect(try peer.managerProperty("HasSensor") == .bool(false))
         #expect(try peer.managerProperty("SensorBackend") != .string("simulated"))
+        #expect(try peer.managerProperty("SensorDevice") == .string(""))
         #expect(fixture.logContains("no display accelerometer found"), "stderr:\n\(fixture.stderr)")
         #expect(fixture.stderr.contains("--sensor simulated"), "stderr:\n\(fixture.stderr)")
     }

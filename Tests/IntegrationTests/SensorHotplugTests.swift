@@ -20,10 +20,12 @@ import TestSupport
         #expect(peer.waitUntil { Self.property(peer, "HasSensor") == .bool(true) }, "stderr:\n\(fixture.stderr)")
         #expect(Self.property(peer, "SensorName") == .string("accel_3d (iio:device0)"))
         #expect(Self.property(peer, "SensorBackend") == .string("iio-poll"))
+        #expect(Self.property(peer, "SensorDevice") == .string("iio:device0"))
         #expect(SensorPollTests.waitForOrientation(peer, "left-up"), "stderr:\n\(fixture.stderr)")
         peer.connection.dispatchQueued()
         let changed = peer.signalSummaries(path: Peer.manager)
-        #expect(changed.contains { $0.contains("HasSensor=true") && $0.contains("SensorBackend=iio-poll") }, "\(changed)")
+        #expect(changed.contains { $0.contains("HasSensor=true") && $0.contains("SensorBackend=iio-poll") && $0.contains("SensorDevice=iio:device0") },
+                "\(changed)")
     }
 
     @Test func changeUeventRereadsTheMountMatrix() throws {

@@ -7,9 +7,9 @@ import OrientationAPI
 /// A sensor under the test's control: it counts starts and stops, hands samples to the
 /// core when told, and answers `currentSample` with what the test set.
 final class FakeSensor: SensorBackend {
-    let name: String
-    let kind = BackendKind(rawValue: "fake")
+    let identity: SensorIdentity
     var current: Sample?
+    var gyroscopeName: String?
     var failure: SensorError?
     private(set) var starts = 0
     private(set) var stops = 0
@@ -19,10 +19,12 @@ final class FakeSensor: SensorBackend {
 
     func requestReading(atMs: Int64) { readingRequests.append(atMs) }
 
-    init(name: String = "Fake accelerometer", current: Sample? = nil) {
-        self.name = name
+    init(name: String = "Fake accelerometer", device: String = "iio:device0", current: Sample? = nil) {
+        identity = SensorIdentity(name: name, backend: BackendKind(rawValue: "fake"), device: device)
         self.current = current
     }
+
+    func startGyroscope(handler: @escaping (GyroscopeSample) -> Void) {}
 
     var running: Bool { handler != nil }
 
@@ -447,7 +449,7 @@ extension Emission {
         let portrait = try h.started(":1.2", supported: [.normal])
         let said = h.core.replaceSensor(nil)
         // The content rotation of the portrait client goes 90 -> 0: announced first.
-        #expect(said.map(\.tag) == ["manager:HasSensor,SensorName,SensorBackend", "manager-will-change", "manager:Orientation,Tilt",
+        #expect(said.map(\.tag) == ["manager:HasSensor,SensorName,SensorBackend,SensorDevice", "manager-will-change", "manager:Orientation,Tilt",
                                     "client1:DeviceOrientation", "will-change:2", "client2:DeviceOrientation,ContentRotation"],
                 "\(said.map(\.tag))")
         #expect(h.core.client(portrait.id)?.interface == .normal)
@@ -465,7 +467,7 @@ extension Emission {
         #expect(second.starts == 1)
         #expect(h.core.orientation == .rightUp)
         #expect(said.first?.tag == "manager:SensorName")
-        #expect(h.core.sensorName == "Second")
+        #expect(h.core.manager.sensorName == "Second")
     }
 
     @Test func aNewSensorWaitsForAClient() {
@@ -634,5 +636,63 @@ extension Emission {
         _ = try h.started(":1.2")
         #expect(h.core.ownersWithoutProcess == [":1.2"])
         #expect(h.core.startedClients(ofProcess: 100).isEmpty)
+    }
+}
+
+/// The manager's properties are one struct: what changed is found by comparing the old
+/// value with the new, property by property, from the values the bus carries.
+@Suite struct ManagerStateTests {
+    /// Changing any one field is seen as a change of its property, and of no other: a
+    /// property whose value did not come from its field would fail here.
+    @Test(arguments: ManagerProperty.allCases)
+    func eachFieldIsItsPropertysValue(property: ManagerProperty) {
+        let old = ManagerState()
+        var new = old
+        switch property {
+        case .hasSensor: new.hasSensor = true
+        case .sensorName: new.sensorName = "Accelerometer"
+        case .sensorBackend: new.sensorBackend = "iio-poll"
+        case .sensorDevice: new.sensorDevice = "iio:device0"
+        case .gyroscopeName: new.gyroscopeName = "Gyroscope"
+        case .orientation: new.orientation = .leftUp
+        case .tilt: new.tilt = .faceUp
+        case .rotationLocked: new.rotationLocked = true
+        case .activeClients: new.activeClients = 2
+        }
+        #expect(new.changes(since: old) == [property])
+        #expect(old.changes(since: old).isEmpty)
+    }
+
+    /// SensorDevice comes from the sensor's identity, set once when it was opened: a
+    /// sensor of the same name on another device announces SensorDevice alone.
+    @Test func sensorDeviceIsTheIdentitysAndAnnouncedAlone() throws {
+        let h = Harness()
+        #expect(h.core.manager.sensorDevice == "iio:device0")
+        #expect(h.core.manager[.sensorDevice] == .string("iio:device0"))
+        let moved = FakeSensor(name: "Fake accelerometer", device: "iio:device3")
+        let said = h.core.replaceSensor(moved)
+        #expect(said.map(\.tag) == ["manager:SensorDevice"])
+        #expect(h.core.manager.sensorDevice == "iio:device3")
+        #expect(h.core.replaceSensor(nil).first?.tag == "manager:HasSensor,SensorName,SensorBackend,SensorDevice")
+        #expect(h.core.manager.sensorDevice == "")
+    }
+
+    /// Laptop-mode suppression holds the sensor's samples back without wrapping it: the
+    /// properties still say which sensor it is, and the orientation does not move while
+    /// held; once released, the next samples decide again.
+    @Test func heldSamplesKeepTheOrientationAndTheSensorsIdentity() throws {
+        let h = Harness()
+        var held = false
+        h.core.samplesHeld = { held }
+        _ = try h.started()
+        #expect(h.core.orientation == .normal)
+        held = true
+        h.hold(Pose.leftUp)
+        #expect(h.core.orientation == .normal)
+        #expect(h.core.manager.sensorName == "Fake accelerometer" && h.core.manager.sensorDevice == "iio:device0")
+        #expect(h.core.awaitingFirstReading)
+        held = false
+        h.hold(Pose.leftUp)
+        #expect(h.core.orientation == .leftUp)
     }
 }
