@@ -54,7 +54,9 @@ let package = Package(
         .testTarget(name: "OrientationEngineTests", dependencies: ["OrientationAPI", "OrientationEngine", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PosixTests", dependencies: ["Posix", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"], swiftSettings: strict),
-        .testTarget(name: "OrientationctlTests", dependencies: ["orientationctl"], swiftSettings: strict),
+        // The programs' own code: orientationctl's JSON reader, both programs' command lines
+        // against their man pages.
+        .testTarget(name: "OrientationctlTests", dependencies: ["orientationctl", "orientationd"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "Posix", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ServiceTests", dependencies: ["Service", "DBus", "OrientationAPI", "OrientationEngine", "Sensors"], swiftSettings: strict),
         .testTarget(

@@ -9,47 +9,51 @@ import OrientationAPI
 /// for compositors without auto-rotation of their own.
 enum FollowCommand {
     static let command = Command(
-        usage: ["orientationctl follow (--sway | --wlr-randr | --exec COMMAND)",
-                "                      [--output NAME] [--offset DEGREES] [--restore]",
-                "                      [--focused-app]",
-                "                      [--system | --session | --address ADDRESS]"],
+        name: "orientationctl follow",
+        summary: "Rotate a display output with the orientation (sway, wlroots, a command).",
         description: """
             Starts a client that supports all four orientations and applies every
             orientation it is given to a display output, at start and on each change,
             until interrupted (SIGTERM or SIGINT). The client follows RotationLocked:
             while locked nothing changes; on unlock the current orientation is applied.
             """,
-        groups: [OptionGroup("Options:", [
-            Option("--sway", help: """
+        groups: [OptionGroup("Target (one of):", [sway, wlrRandr, exec], form: .exactlyOne),
+                 OptionGroup("Options:", [output, offset.option, restore, focusedApp, Common.help]), Common.busGroup],
+        footer: footer)
+
+    static let sway = Option("--sway", help: """
                 Tell sway over its IPC (swaymsg): 'output NAME transform T',
                 and at start 'input type:touch map_to_output NAME' and
                 'input type:tablet_tool map_to_output NAME', so that touch
                 and pen follow the rotation. Needs SWAYSOCK (set in sway's
                 session; 'exec orientationctl follow --sway' in sway's config).
-                """),
-            Option("--wlr-randr", help: """
+                """)
+    static let wlrRandr = Option("--wlr-randr", help: """
                 Any wlroots compositor with the output-management protocol,
                 through wlr-randr: 'wlr-randr --output NAME --transform T'.
-                """),
-            Option("--exec", value: "COMMAND", help: """
+                """)
+    static let exec = Option("--exec", value: "COMMAND", help: """
                 Run COMMAND with /bin/sh on each change, with {orientation}
                 (normal, left-up, bottom-up, right-up) and {degrees} (0, 90,
                 180, 270, counter-clockwise as in the API) substituted. A
                 command that fails is logged with its exit status; follow
                 goes on.
-                """),
-            Option("--output", value: "NAME", help: """
+                """)
+    static let output = Option("--output", value: "NAME", help: """
                 The output to turn (default: the built-in panel, eDP-*,
                 DSI-* or LVDS-*, or the only output; otherwise an error
                 lists the outputs). Not used by --exec.
-                """),
-            Option("--offset", value: "DEGREES", help: """
+                """)
+    static let offset = TypedOption<Int>(Option("--offset", value: "DEGREES", help: """
                 0, 90, 180 or 270 added (counter-clockwise) to every
                 rotation, for panels mounted turned relative to the
                 accelerometer's normal.
-                """),
-            Option("--restore", help: "On exit, put the output back to its transform at start."),
-            Option("--focused-app", help: """
+                """)) { text throws(UsageError) in
+        guard let value = Int(text), [0, 90, 180, 270].contains(value) else { throw UsageError("option --offset needs 0, 90, 180 or 270") }
+        return value
+    }
+    static let restore = Option("--restore", help: "On exit, put the output back to its transform at start.")
+    static let focusedApp = Option("--focused-app", help: """
                 The iOS model for the whole screen: when the focused window
                 belongs to a process with a started client, apply that
                 client's InterfaceOrientation instead of the device's (a
@@ -63,17 +67,15 @@ enum FollowCommand {
                 the daemon comes back: an app that changes its supported
                 orientations while in front and the device still is
                 followed at the next turn or focus change.
-                """),
-            Common.help,
-        ]), Common.busGroup],
-        footer: """
+                """)
+    static let footer = """
             Transforms (sway-output(5): "the rotation is performed clockwise", of the
             output, so the content turns the other way):
                 normal -> normal, left-up -> 90, bottom-up -> 180, right-up -> 270.
             When the compositor goes away (its IPC fails), follow exits with status 1 and
             says so; start it again with the compositor (sway's 'exec' does).
             Exit status: 0 when interrupted, 1 on an error, 2 on a usage error.
-            """)
+            """
 
     enum Target: Equatable { case sway, wlrRandr, exec(String) }
 
@@ -81,28 +83,27 @@ enum FollowCommand {
         var exit: Int32 = 0
         guard let parsed = Common.parse(command, arguments, exitStatus: &exit) else { return exit }
         let options = (bus: Common.bus(parsed), json: false)
+        // The parser saw to it that exactly one target was given.
         let target: Target
+        if parsed.has(sway) {
+            target = .sway
+        } else if parsed.has(wlrRandr) {
+            target = .wlrRandr
+        } else {
+            let command = parsed.value(exec) ?? ""
+            guard !command.isEmpty else { return usageError("option --exec needs a command", for: "follow") }
+            target = .exec(command)
+        }
+        let outputName = parsed.value(output)
+        if outputName?.isEmpty == true { return usageError("option --output needs an output name", for: "follow") }
+        let offset: Int
         do {
-            switch try parsed.exclusive(["--sway", "--wlr-randr", "--exec"]) {
-            case ("--sway", _)?: target = .sway
-            case ("--wlr-randr", _)?: target = .wlrRandr
-            case ("--exec", let command?)?:
-                guard !command.isEmpty else { return usageError("option --exec needs a command", for: "follow") }
-                target = .exec(command)
-            default: return usageError("follow needs --sway, --wlr-randr or --exec COMMAND", for: "follow")
-            }
+            offset = try parsed.value(Self.offset) ?? 0
         } catch {
             return usageError(error.message, for: "follow")
         }
-        let outputName = parsed.value("--output")
-        if outputName?.isEmpty == true { return usageError("option --output needs an output name", for: "follow") }
-        var offset = 0
-        if let text = parsed.value("--offset") {
-            guard let value = Int(text), [0, 90, 180, 270].contains(value) else { return usageError("option --offset needs 0, 90, 180 or 270", for: "follow") }
-            offset = value
-        }
-        let restore = parsed.has("--restore")
-        let focusedApp = parsed.has("--focused-app")
+        let restore = parsed.has(Self.restore)
+        let focusedApp = parsed.has(Self.focusedApp)
 
         var applier: Applier
         switch Applier.make(target, output: outputName) {

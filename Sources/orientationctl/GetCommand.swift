@@ -7,7 +7,8 @@ enum GetCommand {
     static let names = ManagerProperty.allCases.map(\.rawValue)
 
     static let command = Command(
-        usage: ["orientationctl get [--json] [--system | --session | --address ADDRESS]"],
+        name: "orientationctl get",
+        summary: "Print the sensor and the current orientation and tilt.",
         description: """
             Prints the manager's properties: the sensor and its gyroscope, the current orientation and tilt,
             the lock and the number of started clients. The sensor is read only while a
@@ -19,7 +20,7 @@ enum GetCommand {
     static func run(_ arguments: [String]) -> Int32 {
         var exit: Int32 = 0
         guard let parsed = Common.parse(command, arguments, exitStatus: &exit) else { return exit }
-        let options = (bus: Common.bus(parsed), json: parsed.has("--json"))
+        let options = (bus: Common.bus(parsed), json: parsed.has(Common.json))
         let values: [(key: String, value: Value)]
         do {
             let connection = try Connection.open(options.bus)

@@ -4,18 +4,19 @@ import OrientationAPI
 
 /// `orientationctl lock` and `unlock`: set RotationLocked; `lock --toggle` flips it.
 enum LockCommand {
+    static let toggle = Option("--toggle", help: "Flip the lock and print the new state.")
+
     static func command(locked: Bool) -> Command {
         locked
-            ? Command(usage: ["orientationctl lock [--toggle] [--system | --session | --address ADDRESS]"], description: """
+            ? Command(name: "orientationctl lock", summary: "Lock the rotation; --toggle flips the lock and prints the new state.", description: """
                 Locks the rotation (RotationLocked = true): Orientation, and the device
                 orientation of clients that follow the lock, stop changing. With --toggle,
                 locks if unlocked and unlocks if locked, and prints the new state ("locked" or
                 "unlocked"), for a key binding such as sway's
                     bindsym XF86RotationLockToggle exec orientationctl lock --toggle
                 On the system bus polkit decides (action org.orientationd.Orientation1.lock).
-                """, groups: [OptionGroup("Options:", [Option("--toggle", help: "Flip the lock and print the new state."), Common.help]),
-                              Common.busGroup])
-            : Command(usage: ["orientationctl unlock [--system | --session | --address ADDRESS]"], description: """
+                """, groups: [OptionGroup("Options:", [toggle, Common.help]), Common.busGroup])
+            : Command(name: "orientationctl unlock", summary: "Unlock the rotation; the current orientation applies at once.", description: """
                 Unlocks the rotation (RotationLocked = false); the current orientation applies
                 at once.
                 """, groups: [OptionGroup("Options:", [Common.help]), Common.busGroup])
@@ -25,7 +26,7 @@ enum LockCommand {
         var exit: Int32 = 0
         guard let parsed = Common.parse(command(locked: locked), arguments, exitStatus: &exit) else { return exit }
         let options = (bus: Common.bus(parsed), json: false)
-        let toggle = parsed.has("--toggle")
+        let toggle = parsed.has(Self.toggle)
         do {
             let connection = try Connection.open(options.bus)
             defer { connection.close() }

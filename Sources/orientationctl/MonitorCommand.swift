@@ -7,29 +7,41 @@ import OrientationAPI
 
 /// `orientationctl monitor`: a started client whose every event is printed.
 enum MonitorCommand {
+    static let supported = TypedOption<[Orientation]>(Option("--supported", value: "LIST", help: """
+        Comma-separated orientations the client supports
+        (normal, left-up, bottom-up, right-up; default all).
+        """)) { list throws(UsageError) in
+        var supported: [Orientation] = []
+        for name in list.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let o = Orientation(rawValue: String(name)), o != .undefined else {
+                throw UsageError("unknown orientation '\(name)' in --supported (expected normal, left-up, bottom-up, right-up)")
+            }
+            guard !supported.contains(o) else { throw UsageError("orientation '\(name)' is listed twice in --supported") }
+            supported.append(o)
+        }
+        return supported
+    }
+    static let preferred = TypedOption<Orientation>(Option("--preferred", value: "O", help: """
+        The orientation used when the device orientation is not
+        supported (default: the first supported).
+        """)) { name throws(UsageError) in
+        guard let o = Orientation(rawValue: name), o != .undefined else { throw UsageError("unknown orientation '\(name)' for --preferred") }
+        return o
+    }
+    static let noFollowLock = Option("--no-follow-lock", help: """
+        See the real device orientation even while the rotation
+        is locked.
+        """)
+    static let json = Option("--json", help: "One JSON object per line: {\"time\", \"event\", ...}.")
+
     static let command = Command(
-        usage: ["orientationctl monitor [--json] [--supported LIST] [--preferred O] [--no-follow-lock]",
-                "                       [--system | --session | --address ADDRESS]"],
+        name: "orientationctl monitor",
+        summary: "Start a client and print every change until interrupted.",
         description: """
             Creates and starts a client and prints its state, then every change, each line
             with the local time, until interrupted (Ctrl-C or SIGTERM).
             """,
-        groups: [OptionGroup("Options:", [
-            Option("--supported", value: "LIST", help: """
-                Comma-separated orientations the client supports
-                (normal, left-up, bottom-up, right-up; default all).
-                """),
-            Option("--preferred", value: "O", help: """
-                The orientation used when the device orientation is not
-                supported (default: the first supported).
-                """),
-            Option("--no-follow-lock", help: """
-                See the real device orientation even while the rotation
-                is locked.
-                """),
-            Option("--json", help: "One JSON object per line: {\"time\", \"event\", ...}."),
-            Common.help,
-        ]), Common.busGroup],
+        groups: [OptionGroup("Options:", [supported.option, preferred.option, noFollowLock, json, Common.help]), Common.busGroup],
         footer: """
             Lines:
               state      device D, tilt T, interface I, content rotation R   (at start)
@@ -48,35 +60,23 @@ enum MonitorCommand {
     static func run(_ arguments: [String]) -> Int32 {
         var exit: Int32 = 0
         guard let parsed = Common.parse(command, arguments, exitStatus: &exit) else { return exit }
-        let options = (bus: Common.bus(parsed), json: parsed.has("--json"))
+        let options = (bus: Common.bus(parsed), json: parsed.has(json))
         var configuration = OrientationClient.Configuration()
-        if let list = parsed.value("--supported") {
-            var supported: [Orientation] = []
-            for name in list.split(separator: ",", omittingEmptySubsequences: false) {
-                guard let o = Orientation(rawValue: String(name)), o != .undefined else {
-                    return usageError("unknown orientation '\(name)' in --supported (expected normal, left-up, bottom-up, right-up)", for: "monitor")
+        do throws(UsageError) {
+            if let list = try parsed.value(supported) { configuration.supported = list }
+            if let o = try parsed.value(preferred) {
+                // The daemon would refuse it too (InvalidArgs); said here, before any bus,
+                // as the usage error it is.
+                guard configuration.supported.contains(o) else {
+                    let list = configuration.supported.map(\.rawValue).joined(separator: ",")
+                    throw UsageError("--preferred \(o.rawValue) is not among the --supported orientations (\(list))")
                 }
-                guard !supported.contains(o) else {
-                    return usageError("orientation '\(name)' is listed twice in --supported", for: "monitor")
-                }
-                supported.append(o)
+                configuration.preferred = o
             }
-            configuration.supported = supported
+        } catch {
+            return usageError(error.message, for: "monitor")
         }
-        if let name = parsed.value("--preferred") {
-            guard let o = Orientation(rawValue: name), o != .undefined else {
-                return usageError("unknown orientation '\(name)' for --preferred", for: "monitor")
-            }
-            // The daemon would refuse it too (InvalidArgs); said here, before any bus, as
-            // the usage error it is.
-            if !configuration.supported.contains(o) {
-                let supported = configuration.supported.map(\.rawValue).joined(separator: ",")
-                return usageError("--preferred \(name) is not among the --supported orientations (\(supported))",
-                                  for: "monitor")
-            }
-            configuration.preferred = o
-        }
-        if parsed.has("--no-follow-lock") { configuration.followsLock = false }
+        if parsed.has(noFollowLock) { configuration.followsLock = false }
 
         guard let loop = interruptibleLoop() else { return 1 }
         let client: OrientationClient

@@ -7,8 +7,22 @@ import Sensors
 /// `orientationctl record`: the live accelerometer as a replay trace, read with the
 /// daemon's own discovery and backends, for bug reports and test cases.
 enum RecordCommand {
+    static let seconds = TypedOption<Double>(Option("--seconds", value: "N", help: "Stop after N seconds (default: until Ctrl-C or SIGTERM).")) {
+        text throws(UsageError) in
+        guard let value = Double(text), value.isFinite, value > 0, value <= 86_400 else {
+            throw UsageError("option --seconds needs a number of seconds above 0 (at most 86400)")
+        }
+        return value
+    }
+    static let output = Option("--output", value: "FILE", help: "Write the trace to FILE (default: standard output).")
+    static let config = Option("--config", value: "PATH", help: """
+        The configuration file (default
+        /etc/orientationd/orientationd.conf, if present).
+        """)
+
     static let command = Command(
-        usage: ["orientationctl record [--seconds N] [--output FILE] [--config PATH]"],
+        name: "orientationctl record",
+        summary: "Record the accelerometer as a replay trace (for bug reports).",
         description: """
             Reads the accelerometer the daemon would choose (udev discovery, the same
             backends, scale and mount matrix, and the mount-matrix overrides of the
@@ -20,15 +34,7 @@ enum RecordCommand {
             GyroscopeName) is recorded beside it in gyro/FILE (rad/s, the same frame and
             clock), where both of those read it back.
             """,
-        groups: [OptionGroup("Options:", [
-            Option("--seconds", value: "N", help: "Stop after N seconds (default: until Ctrl-C or SIGTERM)."),
-            Option("--output", value: "FILE", help: "Write the trace to FILE (default: standard output)."),
-            Option("--config", value: "PATH", help: """
-                The configuration file (default
-                /etc/orientationd/orientationd.conf, if present).
-                """),
-            Common.help,
-        ])],
+        groups: [OptionGroup("Options:", [seconds.option, output, config, Common.help])],
         footer: """
             Run it as root, as the daemon runs: device nodes and IIO attributes usually
             belong to root. While the daemon holds an IIO buffer, the same device is
@@ -39,16 +45,15 @@ enum RecordCommand {
     static func run(_ arguments: [String]) -> Int32 {
         var exit: Int32 = 0
         guard let parsed = Common.parse(command, arguments, exitStatus: &exit) else { return exit }
-        var seconds: Double?
-        if let text = parsed.value("--seconds") {
-            guard let value = Double(text), value.isFinite, value > 0, value <= 86_400 else {
-                return usageError("option --seconds needs a number of seconds above 0 (at most 86400)", for: "record")
-            }
-            seconds = value
+        let seconds: Double?
+        do {
+            seconds = try parsed.value(Self.seconds)
+        } catch {
+            return usageError(error.message, for: "record")
         }
-        let outputPath = parsed.value("--output")
+        let outputPath = parsed.value(output)
         if outputPath?.isEmpty == true { return usageError("option --output needs a file name", for: "record") }
-        let configPath = parsed.value("--config")
+        let configPath = parsed.value(config)
         if configPath?.isEmpty == true { return usageError("option --config needs a path", for: "record") }
 
         let configuration: Configuration

@@ -9,18 +9,22 @@ import Posix
 import Sensors
 
 enum ReplayCommand {
-    static let usage = "usage: orientationctl replay [--config PATH] [--no-gyro] [--explain|--explain-all] TRACE.csv|-\n"
-        + "       orientationctl replay --help\n"
+    /// What a usage error is followed by.
+    static var usage: String {
+        let lines = command.usage() + [command.name + " --help"]
+        return lines.enumerated().map { ($0.offset == 0 ? "usage: " : "       ") + $0.element }.joined(separator: "\n") + "\n"
+    }
 
-    static var help: String {
+    static var helpText: String {
         var s = """
             NAME
                 orientationctl replay - run the orientation engine over a sensor trace
 
             SYNOPSIS
-                orientationctl replay [--config PATH] [--no-gyro] [--explain|--explain-all] TRACE.csv
-                orientationctl replay [--config PATH] [--no-gyro] [--explain|--explain-all] -
-                orientationctl replay --help
+
+            """
+        for line in command.usage(width: 76) + [command.name + " --help"] { s += "    " + line + "\n" }
+        s += """
 
             DESCRIPTION
                 Feeds every sample of TRACE.csv, in order, to the same OrientationEngine
@@ -99,22 +103,28 @@ enum ReplayCommand {
         return s
     }
 
-    /// The options, declared once: the parser and the OPTIONS section of the help.
-    static let command = Command(usage: [], description: "", groups: [OptionGroup("OPTIONS", [
-        Option("--config", value: "PATH", help: """
+    /// The options, declared once: the parser, the SYNOPSIS and OPTIONS sections of the
+    /// help, and the man page's SYNOPSIS.
+    static let command = Command(
+        name: "orientationctl replay",
+        summary: "Run the orientation engine over a trace (no daemon needed).",
+        description: "", groups: [OptionGroup("OPTIONS", [config, noGyro, help]), OptionGroup("", [explainAll, explain], form: .lastWins)],
+        positionals: ["TRACE.csv | -"])
+
+    static let config = Option("--config", value: "PATH", help: """
             Read engine tunables from PATH, the daemon's configuration file
             (orientationd(8)), read by the daemon's own parser: in section
             [Engine], each 'Key = value' line sets one tunable; the other
             sections are checked but do not matter here. A file the daemon
             would reject (unknown section or key, bad value, malformed line)
             is an error naming the line.
-            """),
-        Option("--no-gyro", help: """
+            """)
+    static let noGyro = Option("--no-gyro", help: """
             Ignore gyro/NAME.csv beside the trace: the accelerometer alone
             decides (see GYROSCOPE).
-            """),
-        Option("--explain-all", help: "As --explain, and after every other sample too."),
-        Option("--explain", help: """
+            """)
+    static let explainAll = Option("--explain-all", help: "As --explain, and after every other sample too.")
+    static let explain = Option("--explain", help: """
             After each output line, print a line starting with '# ' on
             standard output that explains the decision: the gravity
             estimate, the sensor's 1 g, the roll angle phi and the elevation
@@ -123,20 +133,19 @@ enum ReplayCommand {
             proposal, which rule committed the change (at rest, calm, the
             stride estimate) and when a pending decision will be looked at
             again. Scorers ignore lines starting with '#'.
-            """),
-        Option("-h", "--help", help: "Print this help and exit."),
-    ])], positionals: 1)
+            """)
+    static let help = Option("-h", "--help", help: "Print this help and exit.")
 
     static func run(_ arguments: [String]) -> Int32 {
         let parsed: Parsed
         do { parsed = try command.parse(arguments) } catch { return usageError(error.message) }
-        if parsed.has("--help") {
-            writeAll(1, help)
+        if parsed.has(help) {
+            writeAll(1, helpText)
             return 0
         }
-        let configPath = parsed.value("--config")
-        let explainAll = parsed.has("--explain-all")
-        let explain = explainAll || parsed.has("--explain")
+        let configPath = parsed.value(config)
+        let explainAll = parsed.has(Self.explainAll)
+        let explain = explainAll || parsed.has(Self.explain)
         let tracePath = parsed.positionals.first
         guard let tracePath else { return usageError("missing TRACE.csv (or '-' for standard input)") }
 
@@ -163,7 +172,7 @@ enum ReplayCommand {
 
         // The gyroscope beside the trace, if any (and wanted).
         var gyro: [GyroscopeSample] = []
-        if tracePath != "-" && !parsed.has("--no-gyro") {
+        if tracePath != "-" && !parsed.has(noGyro) {
             let path = ReplaySensor.gyroscopePath(beside: tracePath)
             if let gfd = try? FileDescriptor.open(path) {
                 var number = 0

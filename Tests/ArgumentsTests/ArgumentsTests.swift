@@ -1,23 +1,35 @@
 import Arguments
 import Testing
 
-/// The command-line layer: the forms it accepts, the errors it gives, the help it renders.
+/// The command-line layer: the forms it accepts, the errors it gives, the help, usage and
+/// man-page synopsis it renders from one declaration, and typed values.
 @Suite struct ArgumentsTests {
+    static let verbose = Option("-v", "--verbose", help: "Say more.")
+    static let config = Option("--config", value: "PATH", help: "Read PATH.\nA second line.")
+    static let long = Option("--a-very-long-option-name", value: "VALUE", help: "Goes on the next line.")
+    static let count = TypedOption<Int>(Option("--count", value: "N", help: "How many.")) { text throws(UsageError) in
+        guard let n = Int(text), n > 0 else { throw UsageError("option --count needs a whole number above 0") }
+        return n
+    }
     let command = Command(
-        usage: ["tool [OPTIONS] [FILE]"], description: "Does a thing.",
-        groups: [OptionGroup("Options:", [
-            Option("-v", "--verbose", help: "Say more."),
-            Option("--config", value: "PATH", help: "Read PATH.\nA second line."),
-            Option("--a-very-long-option-name", value: "VALUE", help: "Goes on the next line."),
-        ])],
-        footer: "Exit status: 0.", positionals: 1)
+        name: "tool", summary: "Does a thing.", description: "Does a thing.",
+        groups: [OptionGroup("Options:", [verbose, config, long, count.option])],
+        footer: "Exit status: 0.", positionals: ["FILE"])
 
     @Test func flagsValuesAndPositionals() throws {
-        let parsed = try command.parse(["-v", "--config", "a.conf", "file.csv", "--config=b.conf"])
-        #expect(parsed.has("--verbose"))
-        #expect(parsed.value("--config") == "b.conf")
+        let parsed = try command.parse(["-v", "--config", "a.conf", "file.csv", "--config=b.conf", "--count", "3"])
+        #expect(parsed.has(Self.verbose))
+        #expect(parsed.value(Self.config) == "b.conf")
+        #expect(try parsed.value(Self.count) == 3)
         #expect(parsed.positionals == ["file.csv"])
-        #expect(!parsed.has("--a-very-long-option-name"))
+        #expect(!parsed.has(Self.long))
+    }
+
+    /// A typed option's conversion refuses a wrong value as a usage error.
+    @Test func typedValuesAreConvertedOrRefused() throws {
+        let parsed = try command.parse(["--count", "none"])
+        #expect(throws: UsageError("option --count needs a whole number above 0")) { try parsed.value(Self.count) }
+        #expect(try command.parse([]).value(Self.count) == nil)
     }
 
     @Test func aLoneDashAndDoubleDash() throws {
@@ -35,17 +47,29 @@ import Testing
         #expect(throws: UsageError(message)) { try command.parse(arguments) }
     }
 
-    @Test func lastAndExclusive() throws {
-        let parsed = try Command(usage: [], description: "", groups: [OptionGroup("", [Option("--a"), Option("--b"), Option("--c", value: "X")])])
-            .parse(["--a", "--c", "1", "--b"])
-        #expect(parsed.last(of: ["--a", "--b"])?.key == "--b")
-        #expect(throws: UsageError("choose one of --a and --b")) { try parsed.exclusive(["--a", "--b"]) }
-        #expect(try parsed.exclusive(["--c"])?.value == "1")
+    /// How a group's options combine is declared with it, checked by the parser and
+    /// shown by the synopsis.
+    @Test func groupForms() throws {
+        let a = Option("--a"), b = Option("--b"), c = Option("--c", value: "X"), d = Option("--d"), e = Option("--e")
+        let tool = Command(name: "tool go", summary: "", description: "", groups: [
+            OptionGroup("", [a, b], form: .exactlyOne), OptionGroup("", [c, d], form: .lastWins), OptionGroup("", [e], form: .oneOf),
+        ])
+        #expect(tool.synopsisItems == ["(--a | --b)", "[--c X | --d]", "[--e]"])
+        let parsed = try tool.parse(["--a", "--c", "1", "--d"])
+        #expect(parsed.last(of: [c, d])?.option == d)
+        #expect(throws: UsageError("choose one of --a and --b")) { try tool.parse(["--a", "--b"]) }
+        #expect(throws: UsageError("go needs --a or --b")) { try tool.parse(["--e"]) }
+        // --help is answered whatever else is missing.
+        let help = Option("-h", "--help", help: "")
+        let withHelp = Command(name: "tool", summary: "", description: "", groups: [OptionGroup("", [a, b, help], form: .exactlyOne)])
+        #expect(try withHelp.parse(["--help"]).has(help))
+        #expect(withHelp.synopsisItems == ["(--a | --b)"])
     }
 
     @Test func helpComesFromTheDeclaration() {
         #expect(command.help == """
-            Usage: tool [OPTIONS] [FILE]
+            Usage: tool [--verbose] [--config PATH] [--a-very-long-option-name VALUE]
+                        [--count N] FILE
 
             Does a thing.
 
@@ -55,10 +79,26 @@ import Testing
                                   A second line.
               --a-very-long-option-name VALUE
                                   Goes on the next line.
+              --count N           How many.
 
             Exit status: 0.
             """)
         #expect(command.manPageOptions().hasPrefix("    -v, --verbose\n        Say more.\n    --config PATH\n"))
+    }
+
+    /// The man page's SYNOPSIS in roff, from the same declaration.
+    @Test func roffSynopsis() {
+        let tool = Command(name: "tool run", summary: "", description: "",
+                           groups: [OptionGroup("", [Self.config, Option("--dry-run")])], positionals: ["FILE | -"])
+        #expect(tool.roffSynopsis == """
+            .SY tool
+            .B run
+            [\\fB\\-\\-config\\fR\\ \\fIPATH\\fR]
+            [\\fB\\-\\-dry\\-run\\fR]
+            \\fIFILE\\fR\\ |\\ \\fB\\-\\fR
+            .YS
+
+            """)
     }
 }
 
