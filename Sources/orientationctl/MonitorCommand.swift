@@ -43,18 +43,23 @@ enum MonitorCommand {
             """,
         groups: [OptionGroup("Options:", [supported.option, preferred.option, noFollowLock, json, Common.help]), Common.busGroup],
         footer: """
-            Lines:
-              state      device D, tilt T, interface I, content rotation R   (at start)
-              will-change interface I -> J, content rotation R               (before a change)
-              changed    device D, interface I, content rotation R           (after it)
-              tilt       T
-              sensor     NAME, or none (HasSensor false; waiting for one)   (at start when
-                         and the gyroscope fused with it, if any              there is none
-                                                                             or it has a
-                                                                             gyroscope, and
-                                                                             as either comes
-                                                                             or goes)
-              service-lost / attached                                        (daemon restarts)
+            Lines (each starts with the local time, HH:MM:SS.mmm):
+              state: device D, tilt T, interface I, content rotation R
+                  at start: the client's device and interface orientations, the tilt, the
+                  angle (counter-clockwise) free-standing controls turn by
+              will-change: interface I -> J, content rotation R
+                  before the interface orientation changes (the app's cue to animate)
+              changed: device D, tilt T, interface I, content rotation R
+                  after any of them changed, the whole state again
+              tilt: T
+                  when only the tilt changed
+              sensor: NAME[, gyroscope: GYRO] | no accelerometer (HasSensor false)
+                  at start when there is no sensor or it has a gyroscope, and as either
+                  comes or goes
+              service-lost: ... / attached: device D, tilt T, ...
+                  when the daemon leaves the bus, and its state when it is back
+            --json prints the same as one object per line: "event" is state,
+            will-change, changed, tilt, sensor, service-lost or attached.
             """)
 
     static func run(_ arguments: [String]) -> Int32 {

@@ -96,7 +96,7 @@ enum ReplayCommand {
 
             EXAMPLES
                 orientationctl replay trace.csv
-                orientationctl replay --explain --config /etc/orientationd.conf trace.csv
+                orientationctl replay --explain --config /etc/orientationd/orientationd.conf trace.csv
                 grep -v '^#' trace.csv | orientationctl replay -
 
             """

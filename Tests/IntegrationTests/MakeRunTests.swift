@@ -56,6 +56,11 @@ import TestSupport
         #expect(result.stdout.contains("\nTYPED=1 EXIT=0\n"), "\(result.output)")
         #expect(result.stdout.contains("demo: stopped orientationd and the private bus"), "\(result.output)")
         #expect(!result.stdout.contains("make: ***"), "\(result.output)")
+        // The monitor's lines are as its --help says they are.
+        #expect(result.stdout.contains("state: device normal, tilt vertical, interface normal, content rotation 0"), "\(result.output)")
+        let help = try ChildProcess.run(product: "orientationctl", arguments: ["monitor", "--help"], directory: work)
+        #expect(help.stdout.contains("state: device D, tilt T, interface I, content rotation R"), "\(help.stdout)")
+        #expect(help.stdout.contains("changed: device D, tilt T, interface I, content rotation R"), "\(help.stdout)")
         // The demo's temporary directory is gone.
         #expect(try FileManager.default.contentsOfDirectory(atPath: work).filter { $0.hasPrefix("orientationd-demo") }.isEmpty)
     }
