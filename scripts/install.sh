@@ -31,7 +31,7 @@
 #   INSTALL_SESSION_SERVICE  no (default): no session-bus activation file. yes: install
 #                          $DBUSSESSIONSERVICEDIR/org.orientationd.Orientation1.service,
 #                          which starts a daemon with the simulated sensor on a
-#                          developer's session bus (never on a user's machine: see README)
+#                          developer's session bus (never on a user's machine: see docs/installing.md)
 #   SENSOR_PROXY_COMPAT_FILES  auto (default): install the net.hadess.SensorProxy bus
 #                          policy and polkit action only where iio-sensor-proxy's
 #                          files of the same names are absent; yes: always; no: never.
@@ -255,7 +255,7 @@ do_install() {
         echo "install: note: polkitd reads actions only from /usr/share/polkit-1/actions, and the"
         echo "install: system bus reads policies from /usr/share/dbus-1/system.d and /etc/dbus-1/system.d:"
         echo "install: with DATADIR=$DATADIR use PREFIX=/usr, or POLKITACTIONDIR=/usr/share/polkit-1/actions"
-        echo "install: DBUSPOLICYDIR=/etc/dbus-1/system.d (see README, \"Installing on a real machine\")."
+        echo "install: DBUSPOLICYDIR=/etc/dbus-1/system.d (see docs/installing.md)."
     fi
     if [[ -z $DESTDIR ]]; then
         echo "install: done. Next: systemctl daemon-reload; udevadm control --reload; udevadm trigger"

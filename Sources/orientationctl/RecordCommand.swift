@@ -28,7 +28,7 @@ enum RecordCommand {
             backends, scale and mount matrix, and the mount-matrix overrides of the
             configuration file) and writes what it reads as a replay trace: one
             "t_ms,x,y,z" line per sample, milliseconds from the first sample, m/s^2 in the
-            engine's frame (README: upright at rest reads 0,-9.81,0). The trace replays
+            engine's frame (upright at rest reads 0,-9.81,0). The trace replays
             with 'orientationctl replay FILE' and 'orientationd --sensor replay:FILE'.
             With --output FILE, a gyroscope read with the accelerometer (the manager's
             GyroscopeName) is recorded beside it in gyro/FILE (rad/s, the same frame and

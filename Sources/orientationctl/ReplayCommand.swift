@@ -34,8 +34,8 @@ enum ReplayCommand {
 
                 Use it to compare and tune engines, and attach a trace and its replay
                 (with --explain) to bug reports. The output is the engine contract
-                of the labelled orientation traces that 'make score' uses (README.md,
-                section Development), so their scorer can run it directly:
+                of the labelled orientation traces that 'make score' uses
+                (docs/development.md), so their scorer can run it directly:
 
                     score.py --traces DIR -- orientationctl replay
 
