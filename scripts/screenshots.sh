@@ -40,9 +40,11 @@ cleanup() {
 on_exit cleanup
 
 private_bus_start "$tmp" || { echo "screenshots: cannot start a private bus" >&2; exit 1; }
-mkfifo "$tmp/samples"
-exec 4<>"$tmp/samples"
-"$bin_dir/orientationd" --address "$bus_address" --sensor "replay:$tmp/samples" </dev/null 2>"$tmp/daemon.log" &
+# The tour's samples go through a FIFO named for what it plays (the sensor's name in
+# the pictures is "Replay of screenshot-tour.csv").
+mkfifo "$tmp/screenshot-tour.csv"
+exec 4<>"$tmp/screenshot-tour.csv"
+"$bin_dir/orientationd" --address "$bus_address" --sensor "replay:$tmp/screenshot-tour.csv" </dev/null 2>"$tmp/daemon.log" &
 daemon_pid=$!
 for ((i = 0; i < 200; i++)); do
     busctl --address="$bus_address" status "$name" >/dev/null 2>&1 && break
@@ -86,6 +88,8 @@ for pose in "normal 0 -9.81 0" "left-up 9.81 0 0" "bottom-up 0 9.81 0" "right-up
         { echo "screenshots: no screenshots for $orientation within 30 s" >&2; cat "$tmp/app.log" "$tmp/state.log" >&2; exit 1; }
     echo "screenshots: $orientation: $(grep -c "event=screenshot .*-$orientation.png" "$tmp/state.log") pages"
 done
+# Back to normal: the Relay page's normal picture needs a turn to normal seen on it.
+hold 0 -9.81 0
 set +e
 wait "$app_pid"
 status=$?

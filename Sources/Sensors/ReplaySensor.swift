@@ -48,10 +48,17 @@ public final class ReplaySensor: SensorBackend {
     private var discardingLongLine = false
     static let maxLineLength = 4096
 
+    /// A path's last component ("trace.csv" of "/tmp/x/trace.csv").
+    static func lastComponent(_ path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+
     public init(path: String, loop: EventLoop, logger: Logger) throws(SensorError) {
         self.loop = loop
         self.logger = logger
-        identity = SensorIdentity(name: path == "-" ? "Replay of standard input" : "Replay of \(path)", backend: .replay, device: "")
+        // Named after the recording, not where it lies (a temporary directory says nothing).
+        identity = SensorIdentity(name: path == "-" ? "Replay of standard input" : "Replay of \(Self.lastComponent(path))",
+                                  backend: .replay, device: "")
         if path == "-" {
             let input: FileDescriptor
             do { input = try FileDescriptor.standardInput.duplicate() } catch {
@@ -123,7 +130,7 @@ public final class ReplaySensor: SensorBackend {
                 gyro.append(GyroscopeSample(timeMs: s.timeMs, x: s.x, y: s.y, z: s.z))
             }
         }
-        if !gyro.isEmpty { gyroName = "Replay of \(path)" }
+        if !gyro.isEmpty { gyroName = "Replay of gyro/\(Self.lastComponent(path))" }
     }
 
     /// Plays (or, with no handler, skips) the gyroscope readings up to the trace time `t`.

@@ -28,7 +28,7 @@ import TestSupport
         let entries = Dictionary(uniqueKeysWithValues: (all.stringKeyedEntries ?? []).map { ($0.key, $0.value.unwrappedVariant) })
         #expect(entries["HasSensor"] == .bool(true))
         #expect(entries["SensorBackend"] == .string("replay"))
-        #expect(entries["SensorName"] == .string("Replay of \(fixture.fifoPath)"))
+        #expect(entries["SensorName"] == .string("Replay of " + (fixture.fifoPath as NSString).lastPathComponent))
         #expect(entries["Orientation"] == .string("undefined"))
         #expect(entries["Tilt"] == .string("undefined"))
         #expect(entries["RotationLocked"] == .bool(false))

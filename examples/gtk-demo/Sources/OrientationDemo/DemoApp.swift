@@ -23,7 +23,13 @@ final class DemoApp {
     private var navigation: [NavigationPage] = [.list]
     private var matching = MatchingImage()
     private var status = ""
+    /// The Relay page's log: the last turn of the device, as the app saw it (the
+    /// will-change, whom it was relayed to, the change it announced).
     private var relayLines: [String] = []
+    /// The lines of a will-change whose change has not arrived yet.
+    private var pendingRelay: [String] = []
+    /// The device orientation the last logged turn went to.
+    private var lastTurn: Orientation?
     private var error = ""
     private var updatingLock = false
 
@@ -46,6 +52,8 @@ final class DemoApp {
     private var matchingLabel: Widget!
 
     private var screenshotsTaken: Set<Orientation> = []
+    /// Relay screenshots are taken only right after a turn seen on the Relay page.
+    private var relayTaken: Set<Orientation> = []
     private var capturing = false
 
     init(options: Options) throws(OrientationClient.Error) {
@@ -96,13 +104,24 @@ final class DemoApp {
     private func handle(_ event: OrientationClient.Event) {
         switch event {
         case .willChange(let from, let to, let rotation):
+            pendingRelay = []
             let observers = relay.relay(from: from, to: to, contentRotation: rotation)
+            pendingRelay.append("\(Self.clock())   relayed to \(observers.joined(separator: ", ")), in that order")
             record("will-change", [("from", from.rawValue), ("to", to.rawValue), ("to_content", String(rotation)),
                                    ("relayed_to", observers.joined(separator: ","))])
         case .changed(let new):
             let before = state
             state = new
             show(animated: true)
+            // A turn of the device (not a page declaring other orientations): it becomes
+            // the Relay page's log, with the will-change that announced it.
+            if new.deviceOrientation != before.deviceOrientation, !pendingRelay.isEmpty {
+                relayLines = pendingRelay + [
+                    "\(Self.clock()) changed: device \(new.deviceOrientation.rawValue), interface \(new.interfaceOrientation.rawValue), content \(new.contentRotation)°",
+                ]
+                lastTurn = new.deviceOrientation
+            }
+            pendingRelay = []
             if new != before { record("changed") }
             captureIfNeeded()
         case .attached(let new):
@@ -137,7 +156,7 @@ final class DemoApp {
     /// Turns the drawing to the state: the device, the interface, the content.
     private func show(animated: Bool) {
         let now = nowMs()
-        matching.follow(device: state.deviceOrientation, contentRotation: state.contentRotation)
+        matching.follow(device: state.deviceOrientation)
         let targets = [(\DemoApp.device, state.deviceOrientation.degrees), (\DemoApp.interface, state.interfaceOrientation.degrees),
                        (\DemoApp.content, Double(state.contentRotation)), (\DemoApp.image, Double(matching.rotation))]
         for (angle, degrees) in targets {
@@ -241,7 +260,7 @@ final class DemoApp {
                 relayLog = Gtk.logLabel()
                 Gtk.append(relayLog, to: side)
                 relay.observe(as: "relay-page") { [unowned self] from, to, rotation in
-                    self.relayLines.append("\(Self.clock()) will-change \(from.rawValue) → \(to.rawValue), content \(rotation)°")
+                    self.pendingRelay.append("\(Self.clock()) will-change \(from.rawValue) → \(to.rawValue), content \(rotation)°, received once")
                 }
             case .navigation:
                 navigationLabel = Gtk.label("")
@@ -338,7 +357,7 @@ final class DemoApp {
         case .camera:
             "Supports only normal: the interface (and its shutter) stays put, while the capture area and the icons turn by ContentRotation, from the moment OrientationWillChange arrives."
         case .relay:
-            "The app receives OrientationWillChange once and relays it to every page that observes it; the log shows each will-change, before the change it announces."
+            "The app receives OrientationWillChange once and relays it to every page that observes it, in order. The log shows the last turn: the will-change, whom it was relayed to, then the change it announced."
         case .navigation:
             "Each page of this stack declares its orientations; the container forwards the top page's with SetSupportedOrientations."
         case .matching:
@@ -357,26 +376,40 @@ final class DemoApp {
         log?.write([("event", event), ("page", page.rawValue), ("device", state.deviceOrientation.rawValue),
                     ("interface", state.interfaceOrientation.rawValue), ("content", String(state.contentRotation)),
                     ("supported", state.supported.map(\.rawValue).joined(separator: ",")), ("image", String(matching.rotation))] + extra)
-        if event == "changed" {
-            relayLines.append("\(Self.clock()) changed: interface \(state.interfaceOrientation.rawValue), content \(state.contentRotation)°")
-        }
     }
 
     // MARK: Screenshots
 
-    /// `--screenshots DIR`: a tour at each new device orientation. Every page is shown in
-    /// turn and the window saved as DIR/PAGE-ORIENTATION.png (the navigation page with its
-    /// detail page on top, pushed and later popped through the same path as the buttons,
-    /// and its presentation page pushed and popped in between); at the first orientation
-    /// the refused declaration too. After the fourth orientation the app exits.
+    /// `--screenshots DIR`: a tour at each new device orientation. Every page but Relay
+    /// is shown in turn and the window saved as DIR/PAGE-ORIENTATION.png (the navigation
+    /// page with its detail page on top, pushed and later popped through the same path as
+    /// the buttons, and its presentation page pushed and popped in between; at the first
+    /// orientation the refused declaration too). The tour ends on the Relay page, so that
+    /// the next turn happens there: the Relay page is saved first thing after a turn, its
+    /// log showing that turn. The app exits once every page has every orientation (the
+    /// Relay page's first orientation needs a turn back to it).
     private func captureIfNeeded() {
-        guard let directory = options.screenshots, !capturing, state.deviceOrientation != .undefined,
-              !screenshotsTaken.contains(state.deviceOrientation) else { return }
-        capturing = true
+        guard let directory = options.screenshots, !capturing, state.deviceOrientation != .undefined else { return }
         let orientation = state.deviceOrientation
+        let relayDue = page == .relay && lastTurn == orientation && !relayTaken.contains(orientation)
+        let othersDue = !screenshotsTaken.contains(orientation)
+        guard relayDue || othersDue else { return }
+        capturing = true
         let first = screenshotsTaken.isEmpty
         var steps: [() -> Void] = []
-        for page in Page.allCases {
+        func save(_ page: Page) {
+            steps.append { [unowned self] in
+                let path = "\(directory)/\(page.rawValue)-\(orientation.rawValue).png"
+                // The Relay page's log as it was saved: the turn it shows and its lines.
+                let relay = page == .relay ? [("turn", self.lastTurn?.rawValue ?? "-"), ("log_lines", String(self.relayLines.count))] : []
+                self.record(Gtk.savePNG(of: self.window, to: path) ? "screenshot" : "screenshot-failed", [("path", path)] + relay)
+            }
+        }
+        if relayDue {
+            save(.relay)
+            steps.append { [unowned self] in self.relayTaken.insert(orientation) }
+        }
+        for page in Page.allCases where othersDue && page != .relay {
             steps.append { [unowned self] in Gtk.showPage(page.rawValue, of: self.stack) }
             if page == .navigation {
                 steps.append { [unowned self] in self.push(.presentation) }
@@ -384,18 +417,15 @@ final class DemoApp {
                 steps.append { [unowned self] in self.push(.detail) }
                 if first { steps.append { [unowned self] in self.declareNothing() } }
             }
-            steps.append { [unowned self] in
-                let path = "\(directory)/\(page.rawValue)-\(orientation.rawValue).png"
-                self.record(Gtk.savePNG(of: self.window, to: path) ? "screenshot" : "screenshot-failed", [("path", path)])
-            }
+            save(page)
             if page == .navigation { steps.append { [unowned self] in self.pop() } }
         }
         steps.append { [unowned self] in
-            Gtk.showPage(Page.camera.rawValue, of: self.stack)
+            Gtk.showPage(Page.relay.rawValue, of: self.stack)
             self.screenshotsTaken.insert(orientation)
             self.capturing = false
             self.record("captured", [("orientation", orientation.rawValue)])
-            if self.screenshotsTaken.count == Orientation.defined.count {
+            if self.screenshotsTaken.count == Orientation.defined.count && self.relayTaken.count == Orientation.defined.count {
                 self.record("screenshots-done")
                 Gtk.destroy(self.window)
             } else {

@@ -63,11 +63,12 @@ struct MatchingImage {
     /// Degrees counter-clockwise inside the (portrait) interface.
     private(set) var rotation: UInt32 = 0
 
-    /// Follows a new state: the content rotation when the device is in an allowed
-    /// orientation, the previous angle otherwise.
-    mutating func follow(device: Orientation, contentRotation: UInt32) {
+    /// Follows a new state: the device's angle when it is in an allowed orientation (the
+    /// page's interface is portrait, so that is the angle that keeps the image upright,
+    /// whatever page declared what when the device turned), the previous angle otherwise.
+    mutating func follow(device: Orientation) {
         guard Self.allowed.contains(device) else { return }
-        rotation = contentRotation
+        rotation = UInt32(device.degrees)
     }
 }
 
