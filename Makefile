@@ -12,7 +12,7 @@ RELEASE_FLAGS = $(shell scripts/release-flags.sh)
 FUZZ_SECONDS ?= 10
 SHELL := /bin/bash
 
-.PHONY: help run test build release score bench order-file fuzz clean install uninstall demo screenshots deb deb-test
+.PHONY: help run test build release score bench soak order-file fuzz clean install uninstall demo screenshots deb deb-test
 
 # make install / make uninstall (scripts/install.sh has the details; DESTDIR stages).
 PREFIX ?= /usr/local
@@ -63,6 +63,9 @@ help:
 	@echo "  make bench    release build, then benchmarks/compare/compare.py: orientationd and"
 	@echo "                iio-sensor-proxy side by side under umockdev, table to BENCHMARKS.md"
 	@echo "                (scripts/bench-daemon.sh: orientationd alone, with binary sizes)"
+	@echo "  make soak     10 minutes (SOAK_SECONDS) of client churn, lock toggles, hotplug and a"
+	@echo "                bus restart against the release daemon: fails if memory, descriptors or"
+	@echo "                timers grew or a call misbehaved (benchmarks/soak/soak.py; BENCHMARKS.md)"
 	@echo "  make order-file  regenerate scripts/orientationd.order, the link order of the"
 	@echo "                release build (callgrind through the benchmark's paths)"
 	@echo "  make fuzz     scripts/fuzz.sh: build the libFuzzer targets (fuzz/) and run each"
@@ -127,6 +130,14 @@ bench:
 	scripts/prerequisites.sh test
 	$(SWIFT) build $(RELEASE_FLAGS)
 	benchmarks/compare/compare.py --swift "$(SWIFT)"
+
+# Ten minutes of churn against the release daemon under umockdev (benchmarks/soak/soak.py):
+# fails if memory, descriptors or timers grew or a call misbehaved; figures to BENCHMARKS.md.
+SOAK_SECONDS ?= 600
+soak:
+	scripts/prerequisites.sh test
+	$(SWIFT) build $(RELEASE_FLAGS)
+	benchmarks/soak/soak.py --seconds $(SOAK_SECONDS) --bin-dir "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"
 
 # Regenerate scripts/orientationd.order (the link order of the release build) from a
 # callgrind run of the daemon through the benchmark's paths, then link again with it
