@@ -26,7 +26,7 @@ enum LockCommand {
         var exit: Int32 = 0
         guard let parsed = Common.parse(command(locked: locked), arguments, exitStatus: &exit) else { return exit }
         let options = (bus: Common.bus(parsed), json: false)
-        let toggle = parsed.has(Self.toggle)
+        let toggle = locked && parsed.has(Self.toggle)  // unlock has no --toggle
         do {
             let connection = try Connection.open(options.bus)
             defer { connection.close() }
