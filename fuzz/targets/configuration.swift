@@ -12,7 +12,8 @@ public func fuzzConfiguration(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int
     let text = String(decoding: UnsafeRawBufferPointer(start: data, count: size), as: UTF8.self)
     switch Configuration.parse(text, source: "fuzz.conf") {
     case .failure(let error):
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).count
+        // Lines as the parser counts them: LF, CR LF and CR all end one.
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).count
         precondition(error.line.map { (1...lines).contains($0) } ?? false, "error line \(String(describing: error.line)) of \(lines)")
         precondition(!error.description.isEmpty, "empty error")
     case .success(let configuration):
