@@ -116,6 +116,21 @@ else
     echo "prerequisites ($1): all ${#wanted[@]} Debian packages present"
 fi
 
+# The facade's bus policy keeps iio-sensor-proxy's compass to the geoclue user; its
+# test needs that user, which Debian's geoclue-2.0 makes. Made here (a locked system
+# account, as that package makes it) when GeoClue is not installed.
+if [[ "$1" == test ]] && ! getent passwd geoclue >/dev/null; then
+    if [[ $(id -u) -eq 0 ]]; then
+        echo "prerequisites: adding the system user geoclue (GeoClue's, for the compass policy test)"
+        useradd --system --no-create-home --home-dir /var/lib/geoclue --shell /usr/sbin/nologin geoclue
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo useradd --system --no-create-home --home-dir /var/lib/geoclue --shell /usr/sbin/nologin geoclue
+    else
+        echo "prerequisites: no geoclue user and not root: add it (useradd --system geoclue), then run again." >&2
+        exit 1
+    fi
+fi
+
 # The Swift toolchain is not a Debian package: it is unpacked by hand (here under
 # /opt/swift). The Makefile adds /opt/swift/usr/bin to PATH when swift is missing.
 if ! command -v swift >/dev/null 2>&1; then

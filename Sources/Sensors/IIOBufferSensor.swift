@@ -132,21 +132,10 @@ public final class IIOBufferSensor: SensorBackend {
         guard let layout = IIOFrameLayout(channels: channels) else { throw SensorError("\(label): no channels") }
         self.layout = layout
 
-        // The device's own trigger, when it has one; buffers without triggers work too.
-        if SysfsFile.exists(path + "/trigger/current_trigger") {
-            let current = attribute("trigger/current_trigger") ?? ""
-            if current.isEmpty {
-                let wantedTrigger = "\(device.attributes["name"] ?? "")-dev\(device.sysname.drop { !$0.isNumber })"
-                let triggers = "/sys/bus/iio/devices"
-                let found = SysfsFile.list(triggers).first { $0.hasPrefix("trigger") && SysfsFile.read(triggers + "/" + $0 + "/name") == wantedTrigger }
-                if found != nil {
-                    if case .failure(let error) = SysfsFile.write(path + "/trigger/current_trigger", wantedTrigger) {
-                        logger.warning("\(label): cannot select trigger \(wantedTrigger): \(error)")
-                    }
-                } else {
-                    logger.debug("\(label): no trigger named \(wantedTrigger): using the buffer without one")
-                }
-            }
+        switch IIOTrigger.selectOwn(syspath: path, deviceName: device.attributes["name"], sysname: device.sysname) {
+        case .failure(let problem): logger.warning("\(label): \(problem.message)")
+        case .success(let note?): logger.debug("\(label): \(note)")
+        case .success(nil): break
         }
         if SysfsFile.exists(path + "/buffer/length"), case .failure(let error) = SysfsFile.write(path + "/buffer/length", Self.bufferLength) {
             logger.debug("\(label): cannot set buffer/length: \(error)")

@@ -26,6 +26,10 @@ public final class OrientationService {
     /// The bus handles of the exported objects (the object tree binds them weakly).
     private var clientObjects: [UInt64: ClientObject] = [:]
     private var facade: SensorProxyFacade?
+    /// The facade's ambient light, proximity and compass (compatibility mode only).
+    private var claimedSensors: [AuxiliaryKind: ClaimedSensor] = [:]
+    /// An auxiliary sensor's device ended under its reader: discovery drops it.
+    public var onAuxiliarySensorVanished: (AuxiliaryKind) -> Void = { _ in }
     /// Start and ClaimAccelerometer replies held until the sensor's first reading, so
     /// that they return with current properties without the loop ever blocking; a
     /// timer bounds the wait.
@@ -68,13 +72,27 @@ public final class OrientationService {
     /// The interfaces the daemon exports, for `--bus-introspect` and the documented XML.
     public static var interfaces: [InterfaceDescription] { [table.description, ClientObject.table.description] }
 
+    /// The facade's interfaces (`--bus-introspect --sensor-proxy-compat`, and the
+    /// documented dbus/net.hadess.SensorProxy.xml).
+    public static var sensorProxyInterfaces: [InterfaceDescription] {
+        [SensorProxyFacade.table.description, SensorProxyFacade.compassTable.description]
+    }
+
     /// Exports the manager and follows bus names so that clients die with their owner.
     /// Call before requesting the well-known name.
     public func export() throws(BusError) {
         tree.export(path: OrientationAPI.managerPath, interfaces: [Self.table.bind(to: self)])
         if compat {
+            for kind in AuxiliaryKind.allCases {
+                let sensor = ClaimedSensor(kind: kind, logger: logger)
+                sensor.onReading = { [weak self] in self?.announce(kind, presence: false) }
+                sensor.onPresence = { [weak self] in self?.announce(kind, presence: true) }
+                sensor.onVanished = { [weak self] in self?.onAuxiliarySensorVanished(kind) }
+                claimedSensors[kind] = sensor
+            }
             let facade = SensorProxyFacade(
                 core: core,
+                sensors: claimedSensors,
                 claim: { [weak self] call in
                     guard let self else {
                         call.fail(.failed("the service is stopping"))
@@ -82,7 +100,14 @@ public final class OrientationService {
                     }
                     return self.requestCompatClaim(call)
                 },
-                release: { [weak self] owner in self?.releaseCompatClaim(owner) })
+                release: { [weak self] owner in self?.releaseCompatClaim(owner) },
+                claimOther: { [weak self] kind, call in
+                    guard let self else {
+                        call.fail(.failed("the service is stopping"))
+                        return .later
+                    }
+                    return self.requestClaim(of: kind, call)
+                })
             self.facade = facade
             tree.export(path: SensorProxyFacade.path, interfaces: [SensorProxyFacade.table.bind(to: facade)])
             tree.export(path: SensorProxyFacade.compassPath, interfaces: [SensorProxyFacade.compassTable.bind(to: facade)])
@@ -191,6 +216,7 @@ public final class OrientationService {
     }
 
     private func ownerVanished(_ owner: String) {
+        for sensor in claimedSensors.values { sensor.release(owner) }
         if core.compatClaimers?.contains(owner) == true { logger.debug("\(owner) released the accelerometer (net.hadess.SensorProxy)") }
         let (closed, emissions) = core.ownerVanished(owner)
         if !closed.isEmpty { logger.debug("\(owner) left the bus: removing \(closed.count) client(s)") }
@@ -247,6 +273,7 @@ public final class OrientationService {
     /// the service (and the sensor's deinit) at exit is not something to rely on.
     public func shutdown() {
         core.shutdown()
+        for sensor in claimedSensors.values { sensor.replace(nil) }
         armEngineDeadline()
     }
 
@@ -298,6 +325,43 @@ public final class OrientationService {
     func releaseCompatClaim(_ owner: String) {
         if core.compatClaimers?.contains(owner) == true { logger.debug("\(owner) released the accelerometer (net.hadess.SensorProxy)") }
         send(core.releaseCompatClaim(owner))
+    }
+
+    // MARK: Light, proximity, compass
+
+    /// Puts `sensor` in place of the facade's `kind` sensor (nil: none); discovery calls
+    /// it as sensors come and go. Nothing in native-only mode.
+    public func replaceAuxiliarySensor(_ kind: AuxiliaryKind, _ sensor: AuxiliarySensor?) {
+        claimedSensors[kind]?.replace(sensor)
+    }
+
+    /// ClaimLight, ClaimProximity (after polkit said yes, with iio-sensor-proxy's action)
+    /// and ClaimCompass (which the bus policy keeps to GeoClue, as iio-sensor-proxy's
+    /// does, with no polkit check).
+    func requestClaim(of kind: AuxiliaryKind, _ call: MethodCall) -> MethodCall.Reply {
+        guard let sensor = claimedSensors[kind] else { return .empty }
+        if kind == .compass {
+            sensor.claim(call.sender)
+            return .empty
+        }
+        authorizer.authorize(Authorizer.compatClaimAction, for: call.sender) { error in
+            if let error { return call.fail(error) }
+            sensor.claim(call.sender)
+            call.reply([])
+        }
+        return .later
+    }
+
+    /// A reading to the claimers of `kind`; a sensor's coming or going to everyone.
+    private func announce(_ kind: AuxiliaryKind, presence: Bool) {
+        let (path, interface, names) = SensorProxyFacade.changedProperties(kind, presence: presence)
+        if presence {
+            tree.emitPropertiesChanged(path: path, interface: interface, names: names)
+        } else if let sensor = claimedSensors[kind] {
+            for claimer in sensor.claimers.sorted() {
+                tree.emitPropertiesChanged(path: path, interface: interface, names: names, destination: claimer)
+            }
+        }
     }
 
     // MARK: Sending

@@ -111,6 +111,20 @@ struct Daemon {
             loop?.quit(1)
         }
         monitor?.onChange = { [weak service] sensor in service?.replaceSensor(sensor) }
+        // The facade's light, proximity and compass, found and followed through udev
+        // whatever the accelerometer's source (only what the facade serves needs them).
+        var auxiliary: AuxiliarySensorMonitor?
+        if options.sensorProxyCompat {
+            if let found = AuxiliarySensorMonitor(loop: loop, logger: logger) {
+                found.start()
+                for (kind, sensor) in found.current { service.replaceAuxiliarySensor(kind, sensor) }
+                found.onChange = { [weak service] kind, sensor in service?.replaceAuxiliarySensor(kind, sensor) }
+                service.onAuxiliarySensorVanished = { [weak found] kind in found?.vanished(kind) }
+                auxiliary = found
+            } else {
+                logger.warning("cannot use udev: no ambient light, proximity or compass for net.hadess.SensorProxy")
+            }
+        }
         // A tablet-mode switch plugged in or out: read the sensor afresh under the new rule.
         suppression.onChange = { [weak service] in service?.rearmSensor() }
         reloader.reload = { [weak service, weak monitor] in
@@ -149,7 +163,7 @@ struct Daemon {
         // that everything is released when run() returns.
         reloader.reload = {}
         if !lostBus { connection.flush() }
-        withExtendedLifetime((service, monitor, suppression)) {}
+        withExtendedLifetime((service, monitor, auxiliary, suppression)) {}
         return code
     }
 }

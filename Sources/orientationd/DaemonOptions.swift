@@ -72,13 +72,16 @@ struct DaemonOptions {
                 """)
     static let sensorProxyCompat = Option("--sensor-proxy-compat", help: """
                 Also own net.hadess.SensorProxy and serve iio-sensor-
-                proxy's interface from the same sensor and engine, so
-                that its clients (GNOME, KDE, phosh, monitor-sensor)
-                keep working.
+                proxy's interfaces: orientation from the same sensor
+                and engine, and the machine's ambient light, proximity
+                and compass, so that its clients (GNOME, KDE, phosh,
+                GeoClue, monitor-sensor) keep working.
                 """)
     static let busIntrospect = Option("--bus-introspect", help: """
                 Print the exported interfaces as introspection XML with
-                their documentation, and exit.
+                their documentation, and exit; with --sensor-proxy-
+                compat, iio-sensor-proxy's interfaces as the facade
+                serves them.
                 """)
     static let verbose = Option("-v", "--verbose", help: "Log every client and sensor event to standard error.")
     static let help = Option("-h", "--help", help: "Show this help and exit.")

@@ -26,7 +26,8 @@ func run() -> Int32 {
         return 0
     }
     if options.busIntrospect {
-        print(Introspection.xml(interfaces: OrientationService.interfaces, includeDocs: true), terminator: "")
+        let interfaces = options.sensorProxyCompat ? OrientationService.sensorProxyInterfaces : OrientationService.interfaces
+        print(Introspection.xml(interfaces: interfaces, includeDocs: true), terminator: "")
         return 0
     }
     let logger = Logger(program: "orientationd", verbose: options.verbose)

@@ -83,8 +83,9 @@ struct BusPolicyTests {
         withExtendedLifetime(daemon) {}
     }
 
-    /// The facade's policy: an unprivileged user can call net.hadess.SensorProxy and its
-    /// Compass of the daemon run by root.
+    /// The facade's policy: an unprivileged user can call net.hadess.SensorProxy of the
+    /// daemon run by root; its Compass only the geoclue user (as iio-sensor-proxy's
+    /// policy keeps it).
     @Test(.enabled(if: BusPolicyTests.daemonHasOption("--sensor-proxy-compat"), "orientationd has no --sensor-proxy-compat yet"))
     func nobodyCanUseTheCompatFacadeRunByRoot() throws {
         let bus = try SystemTypeBus()
@@ -100,8 +101,25 @@ struct BusPolicyTests {
         #expect(has.status == 0 && has.stdout.hasPrefix("b true"), "HasAccelerometer as nobody: \(has.output)")
         let claim = try busctl(["call", Self.compatName, "/net/hadess/SensorProxy", "net.hadess.SensorProxy", "ClaimAccelerometer"])
         #expect(claim.status == 0, "ClaimAccelerometer as nobody: \(claim.output)")
-        let compass = try busctl(["call", Self.compatName, "/net/hadess/SensorProxy/Compass", "net.hadess.SensorProxy.Compass", "ClaimCompass"])
-        #expect(compass.status == 0, "ClaimCompass as nobody: \(compass.output)")
+        let light = try busctl(["call", Self.compatName, "/net/hadess/SensorProxy", "net.hadess.SensorProxy", "ClaimLight"])
+        #expect(light.status == 0, "ClaimLight as nobody: \(light.output)")
+        for arguments in [["call", Self.compatName, "/net/hadess/SensorProxy/Compass", "net.hadess.SensorProxy.Compass", "ClaimCompass"],
+                          ["get-property", Self.compatName, "/net/hadess/SensorProxy/Compass", "net.hadess.SensorProxy.Compass", "CompassHeading"]] {
+            let denied = try busctl(arguments)
+            #expect(denied.status != 0 && denied.stderr.contains("Access denied"), "\(arguments[3]) as nobody: \(denied.output)")
+        }
+        // The geoclue user (scripts/prerequisites.sh makes it where GeoClue is absent).
+        let geoclue = getpwnam("geoclue")
+        #expect(geoclue != nil, "no geoclue user")
+        if let geoclue {
+            let user = ["--reuid=\(geoclue.pointee.pw_uid)", "--regid=\(geoclue.pointee.pw_gid)", "--clear-groups"]
+            for arguments in [["call", Self.compatName, "/net/hadess/SensorProxy/Compass", "net.hadess.SensorProxy.Compass", "ClaimCompass"],
+                              ["get-property", Self.compatName, "/net/hadess/SensorProxy/Compass", "net.hadess.SensorProxy.Compass", "CompassHeading"]] {
+                let allowed = try ExternalCommand.run("/usr/bin/setpriv", user + ["/usr/bin/busctl", "--address=" + bus.address] + arguments,
+                                                      directory: bus.directory)
+                #expect(allowed.status == 0, "\(arguments[3]) as geoclue: \(allowed.output)")
+            }
+        }
         let other = try busctl(["call", Self.compatName, "/net/hadess/SensorProxy", "net.hadess.SensorProxy.Private", "Anything"])
         #expect(other.status != 0 && other.stderr.contains("Access denied"), "an unlisted interface: \(other.output)")
         withExtendedLifetime(daemon) {}

@@ -117,6 +117,27 @@ import TestSupport
         #expect(result.stdout.contains("<interface name=\"org.orientationd.Orientation1.Client\">"))
     }
 
+    /// The facade's documented XML is what it serves: every member of iio-sensor-proxy's
+    /// two interfaces, each with its documentation.
+    @Test func documentedFacadeXMLMatchesBusIntrospect() throws {
+        let result = try ChildProcess.run(product: "orientationd", arguments: ["--bus-introspect", "--sensor-proxy-compat"], directory: directory)
+        #expect(result.status == 0)
+        let documented = try String(contentsOfFile: repositoryRoot + "/dbus/net.hadess.SensorProxy.xml", encoding: .utf8)
+        #expect(normalised(result.stdout) == normalised(documented),
+                "dbus/net.hadess.SensorProxy.xml differs from `orientationd --bus-introspect --sensor-proxy-compat`; regenerate it")
+        for member in ["ClaimAccelerometer", "ReleaseAccelerometer", "ClaimLight", "ReleaseLight", "ClaimProximity",
+                       "ReleaseProximity", "HasAccelerometer", "AccelerometerOrientation", "AccelerometerTilt", "HasAmbientLight",
+                       "LightLevelUnit", "LightLevel", "HasProximity", "ProximityNear", "ClaimCompass", "ReleaseCompass",
+                       "HasCompass", "CompassHeading"] {
+            #expect(result.stdout.contains("name=\"\(member)\""), "\(member) is not in the facade's XML")
+            // Its documentation: a comment naming it, then a paragraph.
+            let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+            let heading = lines.firstIndex { $0.trimmingCharacters(in: .whitespaces).hasPrefix("\(member):") }
+            let text = heading.flatMap { lines.indices.contains($0 + 2) ? lines[$0 + 2].trimmingCharacters(in: .whitespaces) : nil }
+            #expect(!(text ?? "").isEmpty && text != "-->", "\(member) is not documented")
+        }
+    }
+
     @Test func orientationctlGetReportsTheDaemonNotRunning() throws {
         let bus = try TestBus()
         let result = try ChildProcess.run(product: "orientationctl", arguments: ["--address", bus.address, "get"], directory: directory)

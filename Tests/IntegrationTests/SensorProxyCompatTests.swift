@@ -26,20 +26,21 @@ import TestSupport
         #expect(try get("HasAccelerometer") == .bool(true))
         #expect(try get("AccelerometerOrientation") == .string("undefined"))
         #expect(try get("AccelerometerTilt") == .string("undefined"))
-        #expect(try get("HasAmbientLight") == .bool(false))
-        #expect(try get("LightLevelUnit") == .string("lux"))
-        #expect(try get("LightLevel") == .double(0))
-        #expect(try get("HasProximity") == .bool(false))
-        #expect(try get("ProximityNear") == .bool(false))
-        #expect(try get("HasCompass", path: Self.compassPath, interface: Self.name + ".Compass") == .bool(false))
-        #expect(try get("CompassHeading", path: Self.compassPath, interface: Self.name + ".Compass") == .double(-1))
+        // The other sensors are the machine's (the umockdev tests give it some); here
+        // every property answers with its type.
+        for (property, type) in [("HasAmbientLight", "b"), ("LightLevelUnit", "s"), ("LightLevel", "d"), ("HasProximity", "b"),
+                                 ("ProximityNear", "b")] {
+            #expect(try get(property).signature == type, "\(property)")
+        }
+        #expect(try get("HasCompass", path: Self.compassPath, interface: Self.name + ".Compass").signature == "b")
+        #expect(try get("CompassHeading", path: Self.compassPath, interface: Self.name + ".Compass").signature == "d")
         for member in ["ClaimLight", "ReleaseLight", "ClaimProximity", "ReleaseProximity"] {
             _ = try peer.call(Self.path, Self.name, member, destination: Self.name)
         }
         for member in ["ClaimCompass", "ReleaseCompass"] {
             _ = try peer.call(Self.compassPath, Self.name + ".Compass", member, destination: Self.name)
         }
-        // Inert claims do not start the accelerometer.
+        // Those claims do not start the accelerometer.
         #expect(try peer.managerProperty("ActiveClients") == .uint32(0))
         let xml = try peer.call(Self.path, "org.freedesktop.DBus.Introspectable", "Introspect", destination: Self.name)[0].stringValue ?? ""
         for member in ["ClaimAccelerometer", "ReleaseAccelerometer", "AccelerometerTilt", "HasAmbientLight"] {

@@ -8,8 +8,9 @@ final class ChildProcess {
     let stderrPath: String
     let stdoutPath: String
 
+    /// `product`: a product's name, or an absolute path for a program from the system.
     init(product: String, arguments: [String], directory: String, environment: [String: String]? = nil, stdin: FileHandle? = nil) throws {
-        let name = product + "-" + UUID().uuidString.prefix(8)
+        let name = (product.split(separator: "/").last.map(String.init) ?? product) + "-" + UUID().uuidString.prefix(8)
         stderrPath = directory + "/" + name + ".stderr"
         stdoutPath = directory + "/" + name + ".stdout"
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)

@@ -113,6 +113,7 @@ final class Peer {
         case .string(let s), .objectPath(let s): s
         case .bool(let b): String(b)
         case .uint32(let u): String(u)
+        case .double(let d): String(d)
         case .array(_, let items): "[" + items.map(describe).joined(separator: ",") + "]"
         default: "\(v)"
         }

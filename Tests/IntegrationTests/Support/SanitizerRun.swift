@@ -25,6 +25,7 @@ enum SanitizerRun {
                           "SUMMARY: LeakSanitizer", "WARNING: AddressSanitizer"]
 
     static func executable(for product: String) -> String {
+        if product.hasPrefix("/") { return product }
         if product == "orientationd", let daemon { return daemon }
         return productsDirectory + "/" + product
     }

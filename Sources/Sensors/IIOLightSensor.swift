@@ -1,0 +1,85 @@
+import Posix
+
+/// An IIO ambient light sensor read by polling (iio-sensor-proxy's `iio-poll-als`): the
+/// first illuminance channel present, `_input` (lux) or else `_raw` plus its offset,
+/// times its scale. Polled at the channel's integration time, else every 800 ms.
+enum IIOLightSensor {
+    static let backend = BackendKind(rawValue: "iio-poll-als")
+    static let channels = ["in_illuminance", "in_illuminance0", "in_illuminance_clear", "in_intensity_clear"]
+    static let defaultIntervalMs: Int64 = 800
+
+    static let driver = AuxiliaryDriver(kind: .light, backend: backend, subsystem: "iio") { device, loop in
+        guard let (channel, processed) = channels.lazy.compactMap({ channel -> (String, Bool)? in
+            device.has(channel + "_input") ? (channel, true) : device.has(channel + "_raw") ? (channel, false) : nil
+        }).first else { return nil }
+        let name = device.identityName
+        var scale = 1.0, offset = 0.0
+        if !processed {
+            switch IIOChannelCalibration.read(device, channel: channel) {
+            case .success(let value): (scale, offset) = (value.scale, value.offset)
+            case .failure(let error): return .failure(SensorError("\(name): \(error.message)"))
+            }
+        }
+        var interval = defaultIntervalMs
+        if let text = device.attribute(channel + "_integration_time") {
+            // Seconds; a value outside 10 ms–10 s is not believed.
+            if let seconds = SysfsNumber.parseDouble(text), seconds >= 0.01, seconds <= 10 {
+                interval = Int64((seconds * 1000).rounded())
+            }
+        }
+        let path = device.syspath + "/" + channel + (processed ? "_input" : "_raw")
+        return .success(PolledAuxiliarySensor(kind: .light, identity: device.identity(backend), syspath: device.syspath,
+                                              intervalMs: interval, loop: loop) { _ in
+            readLevel(path, name: name).flatMap { value in
+                lightReading((value + offset) * scale, unit: .lux, name: name)
+            }
+        })
+    }
+
+    static func readLevel(_ path: String, name: String) -> Result<Double, SensorError> {
+        guard let text = SysfsFile.read(path) else { return .failure(SensorError("\(name): cannot read \(path)")) }
+        guard let value = SysfsNumber.parseDouble(text) else {
+            return .failure(SensorError("\(name): the light level \"\(printable(text))\" is not a number"))
+        }
+        return .success(value)
+    }
+
+    /// A level that is one: finite and not negative.
+    static func lightReading(_ level: Double, unit: LightUnit, name: String) -> Result<AuxiliaryReading, SensorError> {
+        guard level.isFinite, level >= 0 else {
+            return .failure(SensorError("\(name): a light level of \(SysfsNumber.format(level)) is not one"))
+        }
+        return .success(.light(level, unit))
+    }
+}
+
+/// An IIO channel's scale and offset: `<channel>_scale`, else the type's shared
+/// `in_<type>_scale`; likewise the offset. Absent means 1 and 0; present but not a
+/// finite number (or a scale of 0) is an error.
+struct IIOChannelCalibration {
+    var scale = 1.0
+    var offset = 0.0
+
+    static func read(_ device: AuxiliaryDevice, channel: String) -> Result<IIOChannelCalibration, SensorError> {
+        // in_illuminance0 → in_illuminance; in_rot_from_north_magnetic_tilt_comp → in_rot.
+        let type = channel.split(separator: "_").prefix(2).joined(separator: "_").trimmingCharacters(in: "0123456789")
+        var result = IIOChannelCalibration()
+        for (suffix, isScale) in [("scale", true), ("offset", false)] {
+            let attribute = [channel + "_" + suffix, type + "_" + suffix].first { device.has($0) }
+            guard let attribute, let text = device.attribute(attribute) else { continue }
+            guard let value = SysfsNumber.parseDouble(text), value.isFinite, !isScale || value != 0 else {
+                return .failure(SensorError("\(attribute) \"\(printable(text))\" is not \(isScale ? "a scale" : "an offset")"))
+            }
+            if isScale { result.scale = value } else { result.offset = value }
+        }
+        return .success(result)
+    }
+}
+
+extension String {
+    func trimmingCharacters(in set: String) -> String {
+        var text = Substring(self)
+        while let last = text.last, set.contains(last) { text.removeLast() }
+        return String(text)
+    }
+}

@@ -1,0 +1,96 @@
+import Posix
+import Sensors
+
+/// One of the facade's sensors besides the accelerometer (ambient light, proximity,
+/// compass): the sensor, who claims it, and its last reading. As iio-sensor-proxy does,
+/// claims are per connection (a second claim by the same one is a no-op), a claim of a
+/// sensor that is not there is accepted and takes effect when one appears, and the
+/// sensor is read only while claimed.
+final class ClaimedSensor {
+    let kind: AuxiliaryKind
+    private let logger: Logger
+    private(set) var sensor: AuxiliarySensor?
+    private(set) var claimers: Set<String> = []
+    /// The last reading of the current sensor; nil before its first or without one.
+    private(set) var reading: AuxiliaryReading?
+    /// Whether the current sensor's bad reading was said (once per sensor).
+    private var warned = false
+    /// A new reading (different from the last), for the claimers.
+    var onReading: () -> Void = {}
+    /// The sensor came or went, for everyone.
+    var onPresence: () -> Void = {}
+    /// The sensor's device ended under its reader.
+    var onVanished: () -> Void = {}
+
+    init(kind: AuxiliaryKind, logger: Logger) {
+        self.kind = kind
+        self.logger = logger
+    }
+
+    var isPresent: Bool { sensor != nil }
+    /// Whether the sensor is being read.
+    private(set) var isReading = false
+
+    /// Puts `new` in place of the current sensor (nil: none), read at once while claimed.
+    func replace(_ new: AuxiliarySensor?) {
+        let had = isPresent
+        stopReading()
+        sensor = new
+        reading = nil
+        warned = false
+        if had != isPresent || new != nil { onPresence() }
+        if !claimers.isEmpty { startReading() }
+    }
+
+    func claim(_ owner: String) {
+        guard claimers.insert(owner).inserted else { return }
+        logger.debug("\(owner) claimed the \(kind.rawValue) sensor (net.hadess.SensorProxy)")
+        if claimers.count == 1 { startReading() }
+    }
+
+    func release(_ owner: String) {
+        guard claimers.remove(owner) != nil else { return }
+        logger.debug("\(owner) released the \(kind.rawValue) sensor (net.hadess.SensorProxy)")
+        if claimers.isEmpty { stopReading() }
+    }
+
+    private func startReading() {
+        guard let sensor, !isReading else { return }
+        do {
+            isReading = true
+            try sensor.start(
+                reading: { [weak self] value in self?.received(value) },
+                problem: { [weak self] error in self?.problem(error) },
+                vanished: { [weak self] why in
+                    guard let self else { return }
+                    self.logger.warning("\(sensor.identity.name): \(why)")
+                    self.isReading = false
+                    self.onVanished()
+                })
+            logger.debug("reading \(sensor.identity.name) for its \(claimers.count) claimer(s)")
+        } catch {
+            isReading = false
+            problem(error)
+        }
+    }
+
+    private func stopReading() {
+        guard let sensor, isReading else { return }
+        sensor.stop()
+        isReading = false
+        logger.debug("stopped reading \(sensor.identity.name): no claimer left")
+    }
+
+    private func received(_ value: AuxiliaryReading) {
+        guard value != reading else { return }
+        reading = value
+        onReading()
+    }
+
+    /// Kept: the last good reading stands; said once per sensor.
+    private func problem(_ error: SensorError) {
+        guard !warned else { return }
+        warned = true
+        logger.warning("\(error.message); reading ignored")
+    }
+}
