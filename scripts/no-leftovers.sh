@@ -8,8 +8,9 @@
 # The command runs with TMPDIR set to a new directory, /tmp/orientationd-make.XXXXXX
 # (short: sockets are made below it), which is removed afterwards. Before that, what
 # is still in it is checked: only what the Swift toolchain itself leaves in every
-# build may remain (the driver's empty TemporaryDirectory.* and SwiftPM's *.lock
-# files); anything else, such as a test's directory that was not removed, is a
+# build may remain (the driver's empty TemporaryDirectory.*, SwiftPM's *.lock files,
+# and swift-generated-sources, where the compiler writes macro expansions, such as
+# Swift Testing's #expect, for the debug info to point at); anything else, such as a test's directory that was not removed, is a
 # leftover. X11's socket directories (/tmp/.X11-unix and the like, which the X server
 # of the GTK tests makes and which outlive any one server) are not counted.
 #
@@ -37,7 +38,7 @@ TMPDIR=$work "$@"
 status=$?
 
 left_inside=$(cd "$work" && find . -mindepth 1 -maxdepth 1 \
-    ! -name 'TemporaryDirectory.*' ! -name '*.lock' -printf '%P\n' | sort)
+    ! -name 'TemporaryDirectory.*' ! -name '*.lock' ! -name swift-generated-sources -printf '%P\n' | sort)
 rm -rf "$work"
 new_tmp=$(comm -13 <(echo "$before_tmp") <(list_tmp))
 new_git=$(comm -13 <(echo "$before_git") <(untracked))

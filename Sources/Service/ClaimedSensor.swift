@@ -42,6 +42,10 @@ final class ClaimedSensor {
         if !claimers.isEmpty { startReading() }
     }
 
+    /// Stops reading at exit (buffers disabled), saying nothing: the sensor is still
+    /// there, the service is going.
+    func shutdown() { stopReading() }
+
     func claim(_ owner: String) {
         guard claimers.insert(owner).inserted else { return }
         logger.debug("\(owner) claimed the \(kind.rawValue) sensor (net.hadess.SensorProxy)")

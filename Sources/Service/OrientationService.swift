@@ -273,7 +273,7 @@ public final class OrientationService {
     /// the service (and the sensor's deinit) at exit is not something to rely on.
     public func shutdown() {
         core.shutdown()
-        for sensor in claimedSensors.values { sensor.replace(nil) }
+        for sensor in claimedSensors.values { sensor.shutdown() }
         armEngineDeadline()
     }
 

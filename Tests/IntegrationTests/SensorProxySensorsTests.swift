@@ -100,6 +100,17 @@ import TestSupport
         #expect(fixture.testbed.attribute(FakeSensor.bufferLightSyspath, "buffer/enable") == "0")
     }
 
+    /// A buffer left enabled would keep the device streaming after the daemon is gone.
+    @Test func aClaimedBufferIsDisabledWhenTheDaemonStops() throws {
+        let (fixture, peer) = try Self.start([FakeSensor.bufferLight(raw: 10)])
+        try Self.claim(peer, "ClaimLight")
+        #expect(fixture.testbed.attribute(FakeSensor.bufferLightSyspath, "buffer/enable") == "1")
+        fixture.daemon?.signal(SIGTERM)
+        #expect(waitUntil(seconds: 10) { !fixture.isRunning })
+        #expect(fixture.testbed.attribute(FakeSensor.bufferLightSyspath, "buffer/enable") == "0")
+        #expect(!fixture.stderr.contains("HasAmbientLight"))
+    }
+
     @Test func hwmonLightIsAVendorPercentage() throws {
         let (fixture, peer) = try Self.start([FakeSensor.hwmonLight("(51,102)")])
         #expect(try Self.get(peer, "HasAmbientLight") == .bool(true))
@@ -165,6 +176,31 @@ import TestSupport
         #expect(try Self.get(peer, "ProximityNear") == .bool(true))
         try fixture.testbed.writeNode(FakeSensor.switchNode, FakeDevice.inputEvent(5, 0x0b, 0) + FakeDevice.inputEvent(0, 0, 0))
         #expect(Self.announced(peer, "ProximityNear=false"), "signals: \(peer.signalSummaries())")
+    }
+
+    @Test func proximityReadingsThatAreNotNumbersNeverSayNear() throws {
+        let (fixture, peer) = try Self.start([FakeSensor.iioProximity(raw: "garbage", nearLevel: "100")])
+        try Self.claim(peer, "ClaimProximity")
+        #expect(try Self.get(peer, "ProximityNear") == .bool(false))
+        #expect(fixture.logContains("the proximity \"garbage\" is not a number; reading ignored"))
+        try fixture.testbed.setAttribute(FakeSensor.proximitySyspath, "in_proximity_raw", "500")
+        #expect(Self.announced(peer, "ProximityNear=true"), "signals: \(peer.signalSummaries())")
+    }
+
+    @Test(arguments: ["abc", "0", "-3"])
+    func proximityWithAnUnusableNearLevelIsAbsent(level: String) throws {
+        let (fixture, peer) = try Self.start([FakeSensor.iioProximity(raw: "500", nearLevel: level)])
+        #expect(try Self.get(peer, "HasProximity") == .bool(false))
+        #expect(fixture.logContains("the near level \"\(level)\" is not a positive number"))
+    }
+
+    @Test func bufferWithAnUnusableScanTypeIsAbsentWithOneWarning() throws {
+        let (fixture, peer) = try Self.start([FakeSensor.bufferLight(raw: 5, scanType: "xx:bogus")])
+        #expect(try Self.get(peer, "HasAmbientLight") == .bool(false))
+        #expect(fixture.logContains("scan_elements/in_intensity_both_type is missing or not a scan type; ambient light sensor not used"))
+        try Self.claim(peer, "ClaimLight")
+        #expect(try Self.get(peer, "LightLevel") == .double(0))
+        #expect(fixture.isRunning)
     }
 
     // MARK: Compass
@@ -319,12 +355,19 @@ enum FakeSensor {
     static let bufferLightSyspath = "/sys/devices/platform/hid-als/iio:device2"
 
     /// The HID sensor hub's ambient light: one s32 channel, in_intensity_both.
-    static func bufferLight(raw: Int) -> String {
-        "P: /devices/platform/hid-als/iio:device2\nN: iio:device2\nE: SUBSYSTEM=iio\nE: DEVNAME=/dev/iio:device2\n"
-            + "E: IIO_SENSOR_PROXY_TYPE=iio-buffer-als\nA: name=als\nA: in_intensity_both_raw=\(raw)\nA: in_intensity_scale=0.1\n"
-            + "A: buffer/enable=0\nA: buffer/length=2\nA: scan_elements/in_intensity_both_en=0\n"
-            + "A: scan_elements/in_intensity_both_index=0\nA: scan_elements/in_intensity_both_type=le:s32/32>>0\n"
-            + "A: trigger/current_trigger=als-dev2\n"
+    static func bufferLight(raw: Int, scanType: String = "le:s32/32>>0") -> String {
+        hubDevice(parent: "hid-als", number: 2, name: "als", type: "iio-buffer-als", channel: "in_intensity_both",
+                  attributes: "A: in_intensity_both_raw=\(raw)\nA: in_intensity_scale=0.1\n", scanType: scanType)
+    }
+
+    /// A HID sensor hub device with a buffer of one channel.
+    static func hubDevice(parent: String, number: Int, name: String, type: String, channel: String, attributes: String,
+                          scanType: String) -> String {
+        "P: /devices/platform/\(parent)/iio:device\(number)\nN: iio:device\(number)\nE: SUBSYSTEM=iio\n"
+            + "E: DEVNAME=/dev/iio:device\(number)\nE: IIO_SENSOR_PROXY_TYPE=\(type)\nA: name=\(name)\n" + attributes
+            + "A: buffer/enable=0\nA: buffer/length=2\nA: scan_elements/\(channel)_en=0\n"
+            + "A: scan_elements/\(channel)_index=0\nA: scan_elements/\(channel)_type=\(scanType)\n"
+            + "A: trigger/current_trigger=\(name)-dev\(number)\n"
     }
 
     static let hwmonSyspath = "/sys/devices/platform/applesmc.768/hwmon/hwmon3"
@@ -352,12 +395,10 @@ enum FakeSensor {
 
     /// The HID sensor hub's compass: in_rot_from_north_magnetic_tilt_comp, s32, 0.1°.
     static func bufferCompass(raw: Int) -> String {
-        "P: /devices/platform/hid-magn/iio:device4\nN: iio:device4\nE: SUBSYSTEM=iio\nE: DEVNAME=/dev/iio:device4\n"
-            + "E: IIO_SENSOR_PROXY_TYPE=iio-buffer-compass\nA: name=magn_3d\n"
-            + "A: in_rot_from_north_magnetic_tilt_comp_raw=\(raw)\nA: in_rot_from_north_magnetic_tilt_comp_scale=0.1\n"
-            + "A: buffer/enable=0\nA: buffer/length=2\nA: scan_elements/in_rot_from_north_magnetic_tilt_comp_en=0\n"
-            + "A: scan_elements/in_rot_from_north_magnetic_tilt_comp_index=0\n"
-            + "A: scan_elements/in_rot_from_north_magnetic_tilt_comp_type=le:s32/32>>0\nA: trigger/current_trigger=magn_3d-dev4\n"
+        hubDevice(parent: "hid-magn", number: 4, name: "magn_3d", type: "iio-buffer-compass",
+                  channel: "in_rot_from_north_magnetic_tilt_comp",
+                  attributes: "A: in_rot_from_north_magnetic_tilt_comp_raw=\(raw)\nA: in_rot_from_north_magnetic_tilt_comp_scale=0.1\n",
+                  scanType: "le:s32/32>>0")
     }
 
     /// The data-ready triggers iio-sensor-proxy's buffer drivers look for ("<name>-dev<N>").
