@@ -111,6 +111,30 @@ import TestSupport
         #expect(!fixture.stderr.contains("HasAmbientLight"))
     }
 
+    /// Claims and releases by clients that come and go cost nothing lasting: no
+    /// descriptor (a poll timer, a buffer node) outlives its claim.
+    @Test func claimChurnLeavesNoDescriptorsBehind() throws {
+        let (fixture, peer) = try Self.start([FakeSensor.iioLight(raw: "7", scale: "1"), FakeSensor.bufferCompass(raw: 10),
+                                              FakeSensor.iioProximity(raw: "1", nearLevel: "100")])
+        guard let pid = fixture.daemon?.pid else { throw TestFailure("no daemon") }
+        func descriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1 }
+        // One round first, so that what is made once (D-Bus matches, caches) is made.
+        func round() throws {
+            let client = try Peer(bus: fixture.bus, watchManager: false)
+            for member in ["ClaimLight", "ClaimProximity", "ClaimCompass"] { try Self.claim(client, member) }
+            try Self.claim(client, "ReleaseLight")
+            client.connection.close()
+        }
+        try round()
+        #expect(fixture.logContains("stopped reading magn_3d (iio:device4)"))
+        let before = descriptors()
+        for _ in 0..<30 { try round() }
+        // Every claim of the last client is released once the daemon has seen it leave.
+        try peer.call(Self.path, "org.freedesktop.DBus.Peer", "Ping", destination: Self.name)
+        #expect(peer.waitUntil { descriptors() == before }, "descriptors \(before) → \(descriptors())")
+        #expect(fixture.testbed.attribute(FakeSensor.compassSyspath, "buffer/enable") == "0")
+    }
+
     @Test func hwmonLightIsAVendorPercentage() throws {
         let (fixture, peer) = try Self.start([FakeSensor.hwmonLight("(51,102)")])
         #expect(try Self.get(peer, "HasAmbientLight") == .bool(true))
