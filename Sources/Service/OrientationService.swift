@@ -63,7 +63,10 @@ public final class OrientationService {
 
     /// The sensor is open and read: the daemon has periodic work (polls, a pending
     /// decision), as opposed to waiting for a call or a device.
-    public var readingSensor: Bool { core.readingSensor }
+    /// (The facade's light, proximity or compass being read counts too: its polls are
+    /// periodic work, and a daemon that took itself for idle between them would hand its
+    /// code back at every one.)
+    public var readingSensor: Bool { core.readingSensor || claimedSensors.values.contains { $0.isReading } }
 
     /// The well-known names to own: the native one, and iio-sensor-proxy's in
     /// compatibility mode.

@@ -85,6 +85,17 @@ BUFFER_DEVICE = "".join([
     "A: scan_elements/in_timestamp_en=0\nA: scan_elements/in_timestamp_index=3\n",
     "A: scan_elements/in_timestamp_type=le:s64/64>>0\n",
 ])
+# An ambient light sensor polled at its integration time (100 ms), for the facade
+# (orientationd --sensor-proxy-compat) against iio-sensor-proxy, both claiming it with
+# ClaimLight.
+LIGHT_DEVICE = """P: /devices/platform/als/iio:device2
+E: SUBSYSTEM=iio
+E: IIO_SENSOR_PROXY_TYPE=iio-poll-als
+A: name=als
+A: in_illuminance_raw=100
+A: in_illuminance_scale=1
+A: in_illuminance_integration_time=0.1
+"""
 # iio-sensor-proxy's buffer driver looks for the trigger "<name>-dev<N>".
 BUFFER_TRIGGER = "P: /devices/platform/accel1/trigger1\nE: SUBSYSTEM=iio\nA: name=accel_3d-dev1\n"
 
@@ -343,15 +354,16 @@ class Orientationd(Daemon):
     poll_interval_ms = 100
     stderr = subprocess.DEVNULL
 
-    def __init__(self, bus, testbed, binary, config=None):
+    def __init__(self, bus, testbed, binary, config=None, extra_args=()):
         self.binary = binary
         self.config = config
+        self.extra_args = list(extra_args)
         super().__init__(bus, testbed)
         self.client = None
 
     def command(self):
         return ([self.binary, "--address", self.bus.address, "--sensor", "auto", "--no-polkit"]
-                + (["--config", self.config] if self.config else []))
+                + (["--config", self.config] if self.config else []) + self.extra_args)
 
     def environment(self):
         return self.testbed.environment
@@ -432,6 +444,41 @@ class SensorProxy(Daemon):
 
 
 # ---------------------------------------------------------------------------- measurements
+
+def run_light_phase(daemon, args):
+    """The ambient light claimed through net.hadess.SensorProxy (ClaimLight): claim → the
+    sensor's level announced, then wake-ups, CPU and memory while it is claimed (both read the sensor
+    at its integration time). The daemon is spawned and stopped here."""
+    log(f"{daemon.label}: ambient light claimed, {args.seconds:g} s")
+    daemon.spawn()
+    if not daemon.run_until(lambda: daemon.connection.name_has_owner(ISP_NAME), 5):
+        raise BenchError(f"{daemon.label}: {ISP_NAME} not owned")
+    levels = []
+
+    def changed(interface, values, invalidated):
+        # The sensor's level (100 lux), not a stale 0 sent before the first reading.
+        if float(values.get("LightLevel", 0)) == 100:
+            levels.append(time.monotonic_ns())
+            daemon.wake()
+    match = daemon.connection.add_signal_receiver(changed, signal_name="PropertiesChanged", dbus_interface=PROPS,
+                                                  path=ISP_PATH)
+    obj = daemon.connection.get_object(ISP_NAME, ISP_PATH, introspect=False)
+    start = time.monotonic_ns()
+    done = daemon.call_async(obj, "ClaimLight", ISP_NAME)
+    daemon.run_until(lambda: done and levels, 5)
+    if not done or done[0] is not None or not levels:
+        raise BenchError(f"{daemon.label}: ClaimLight gave no light level within 5 s: {done}")
+    r = {"light_claim_ms": (levels[0] - start) / 1e6}
+    daemon.run_until(lambda: False, 1.0)
+    switches, cpu = window(daemon, args.seconds)
+    r["light_switches_per_s"] = switches / args.seconds
+    r["light_cpu_ms_per_s"] = cpu / 1e6 / args.seconds
+    r["light_rss"], _ = rollup(daemon.proc.pid)
+    obj.ReleaseLight(dbus_interface=ISP_NAME, timeout=5)
+    match.remove()
+    daemon.stop()
+    return r
+
 
 def measure_starts(daemon, starts):
     """Fresh daemon each time: start -> Get answered, claim -> first orientation."""
@@ -686,6 +733,14 @@ def table(od, isp, extra):
     ba, bb = od["buffer_latency_ms"], isp["buffer_latency_ms"]
     row(f"buffer: frame → PropertiesChanged, median of {len(ba)}", med(ba), med(bb), "ms", 0, "≤ 120 ms", med(ba) <= 120)
     row("buffer: frame → PropertiesChanged, max", max(ba), max(bb), "ms", 0, "≤ 150 ms", max(ba) <= 150)
+    if "light_claim_ms" in od:
+        row("facade: ClaimLight → the light level announced", od["light_claim_ms"], isp["light_claim_ms"], "ms", 1,
+            "≤ 2 ms", od["light_claim_ms"] <= 2)
+        row("facade: light claimed (100 ms integration time): wakeups/s", od["light_switches_per_s"],
+            isp["light_switches_per_s"], "/s", 1)
+        row("facade: light claimed: CPU per second", od["light_cpu_ms_per_s"], isp["light_cpu_ms_per_s"], "ms/s", 3,
+            "≤ iio-sensor-proxy", od["light_cpu_ms_per_s"] <= isp["light_cpu_ms_per_s"])
+        row("facade: light claimed: RSS", od["light_rss"] / 1024, isp["light_rss"] / 1024, "MiB", 2)
     if "fanout_median_ms" in extra:
         row(f"fan-out of one rotation ({extra.get('fanout_shape', '')}), median", extra["fanout_median_ms"], None,
             "ms", 1, "≤ 250 ms", extra["fanout_median_ms"] <= 250)
@@ -831,6 +886,13 @@ def main():
             extra["bare_timer_us_per_tick"] = od_r["bare_timer_us_per_tick"]
         poll_bed.close()
         buffer_bed.close()
+        light_bed = Testbed([LIGHT_DEVICE])
+        light_home = os.path.join(directory, "light")
+        os.makedirs(light_home, exist_ok=True)
+        od_r.update(run_light_phase(Orientationd(Bus(light_home, "session"), light_bed, os.path.join(args.bin_dir, "orientationd"),
+                                                 extra_args=["--sensor-proxy-compat"]), args))
+        isp_r.update(run_light_phase(SensorProxy(Bus(light_home, "system"), light_bed), args))
+        light_bed.close()
         # A gyroscope on the accelerometer's device, fused (its umockdev readings never
         # change: GyroStuckMs is raised so that it is not given up as stuck within the
         # window), against the same device with Gyroscope = off.
