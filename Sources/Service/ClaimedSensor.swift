@@ -34,7 +34,7 @@ final class ClaimedSensor {
     /// Puts `new` in place of the current sensor (nil: none), read at once while claimed.
     func replace(_ new: AuxiliarySensor?) {
         let had = isPresent
-        stopReading()
+        stopReading(because: new == nil ? "it is gone" : "another takes its place")
         sensor = new
         reading = nil
         warned = false
@@ -44,7 +44,7 @@ final class ClaimedSensor {
 
     /// Stops reading at exit (buffers disabled), saying nothing: the sensor is still
     /// there, the service is going.
-    func shutdown() { stopReading() }
+    func shutdown() { stopReading(because: "the service is stopping") }
 
     func claim(_ owner: String) {
         guard claimers.insert(owner).inserted else { return }
@@ -55,7 +55,7 @@ final class ClaimedSensor {
     func release(_ owner: String) {
         guard claimers.remove(owner) != nil else { return }
         logger.debug("\(owner) released the \(kind.rawValue) sensor (net.hadess.SensorProxy)")
-        if claimers.isEmpty { stopReading() }
+        if claimers.isEmpty { stopReading(because: "no claimer left") }
     }
 
     private func startReading() {
@@ -78,11 +78,11 @@ final class ClaimedSensor {
         }
     }
 
-    private func stopReading() {
+    private func stopReading(because reason: String) {
         guard let sensor, isReading else { return }
         sensor.stop()
         isReading = false
-        logger.debug("stopped reading \(sensor.identity.name): no claimer left")
+        logger.debug("stopped reading \(sensor.identity.name): \(reason)")
     }
 
     private func received(_ value: AuxiliaryReading) {

@@ -100,6 +100,28 @@ import TestSupport
         #expect(fixture.testbed.attribute(FakeSensor.bufferLightSyspath, "buffer/enable") == "0")
     }
 
+    /// A HID light unplugged while it is read (its node ends under the reader) is
+    /// dropped, said gone, and one plugged in after it is read for the same claim.
+    @Test func aBufferSensorUnpluggedWhileReadIsDroppedAndAnotherTakesItsPlace() throws {
+        let (fixture, peer) = try Self.start([FakeSensor.bufferLight(raw: 10)])
+        try Self.claim(peer, "ClaimLight")
+        #expect(try Self.get(peer, "LightLevel") == .double(1))
+        try fixture.testbed.remove(FakeSensor.bufferLightSyspath)
+        #expect(Self.announced(peer, "HasAmbientLight=false"), "signals: \(peer.signalSummaries())")
+        #expect(fixture.isRunning)
+        // umockdev cannot re-add a device under the same node: the next one is device 5.
+        let replacement = FakeSensor.hubDevice(parent: "hid-als2", number: 5, name: "als", type: "iio-buffer-als",
+                                               channel: "in_intensity_both",
+                                               attributes: "A: in_intensity_both_raw=70\nA: in_intensity_scale=0.1\n",
+                                               scanType: "le:s32/32>>0")
+        try fixture.testbed.add(replacement)
+        #expect(Self.announced(peer, "HasAmbientLight=true"), "signals: \(peer.signalSummaries())")
+        #expect(Self.announced(peer, "LightLevel=7.0"), "signals: \(peer.signalSummaries())")
+        // Its buffer is enabled just after that first reading (from its raw attribute).
+        #expect(waitUntil(seconds: 10) { fixture.testbed.attribute("/sys/devices/platform/hid-als2/iio:device5", "buffer/enable") == "1" },
+                "\(fixture.stderr)")
+    }
+
     /// A buffer left enabled would keep the device streaming after the daemon is gone.
     @Test func aClaimedBufferIsDisabledWhenTheDaemonStops() throws {
         let (fixture, peer) = try Self.start([FakeSensor.bufferLight(raw: 10)])
