@@ -28,6 +28,11 @@ public final class OrientationService {
     private var facade: SensorProxyFacade?
     /// The facade's ambient light, proximity and compass (compatibility mode only).
     private var claimedSensors: [AuxiliaryKind: ClaimedSensor] = [:]
+    /// Owners with a facade claim waiting for polkit, and those of them that left the bus
+    /// meanwhile: a claim allowed after its caller has gone is not recorded (nothing
+    /// would ever release it, and the sensor would be read for nobody).
+    private var ownersAwaitingPolkit: [String: Int] = [:]
+    private var departedWhileAwaiting: Set<String> = []
     /// An auxiliary sensor's device ended under its reader: discovery drops it.
     public var onAuxiliarySensorVanished: (AuxiliaryKind) -> Void = { _ in }
     /// Start and ClaimAccelerometer replies held until the sensor's first reading, so
@@ -219,6 +224,10 @@ public final class OrientationService {
     }
 
     private func ownerVanished(_ owner: String) {
+        if ownersAwaitingPolkit[owner] != nil {
+            departedWhileAwaiting.insert(owner)
+            logger.debug("\(owner) left the bus while polkit was asked about its claim")
+        }
         for sensor in claimedSensors.values { sensor.release(owner) }
         if core.compatClaimers?.contains(owner) == true { logger.debug("\(owner) released the accelerometer (net.hadess.SensorProxy)") }
         let (closed, emissions) = core.ownerVanished(owner)
@@ -313,8 +322,7 @@ public final class OrientationService {
     }
 
     func requestCompatClaim(_ call: MethodCall) -> MethodCall.Reply {
-        authorizer.authorize(Authorizer.compatClaimAction, for: call.sender) { [weak self] error in
-            if let error { return call.fail(error) }
+        authorizeClaim(call) { [weak self] in
             guard let self else { return call.fail(.failed("the service is stopping")) }
             if self.core.compatClaimers?.contains(call.sender) == false {
                 self.logger.debug("\(call.sender) claimed the accelerometer (net.hadess.SensorProxy)")
@@ -323,6 +331,29 @@ public final class OrientationService {
             self.replyWithReading(call)
         }
         return .later
+    }
+
+    /// Asks polkit for iio-sensor-proxy's claim action; `granted` runs only if it said
+    /// yes and the caller is still on the bus.
+    private func authorizeClaim(_ call: MethodCall, granted: @escaping () -> Void) {
+        let sender = call.sender
+        ownersAwaitingPolkit[sender, default: 0] += 1
+        authorizer.authorize(Authorizer.compatClaimAction, for: sender) { [weak self] error in
+            guard let self else { return call.fail(.failed("the service is stopping")) }
+            let left = self.departedWhileAwaiting.contains(sender)
+            if let count = self.ownersAwaitingPolkit[sender], count > 1 {
+                self.ownersAwaitingPolkit[sender] = count - 1
+            } else {
+                self.ownersAwaitingPolkit[sender] = nil
+                self.departedWhileAwaiting.remove(sender)
+            }
+            if let error { return call.fail(error) }
+            guard !left else {
+                self.logger.debug("\(sender) left the bus before polkit answered its \(call.message.member ?? "claim"): not recorded")
+                return call.fail(.failed("\(sender) left the bus"))
+            }
+            granted()
+        }
     }
 
     func releaseCompatClaim(_ owner: String) {
@@ -347,8 +378,7 @@ public final class OrientationService {
             sensor.claim(call.sender)
             return .empty
         }
-        authorizer.authorize(Authorizer.compatClaimAction, for: call.sender) { error in
-            if let error { return call.fail(error) }
+        authorizeClaim(call) {
             sensor.claim(call.sender)
             call.reply([])
         }

@@ -122,6 +122,37 @@ import TestSupport
                 "\(fixture.stderr)")
     }
 
+    /// A claim polkit allows after its caller has left the bus is not recorded: nothing
+    /// would ever release it, and the sensor would be read for nobody.
+    @Test func aClaimAllowedAfterItsCallerLeftIsNotRecorded() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeSensor.iioLight(raw: "5", scale: "1"))
+        let peer = try fixture.start(extraArguments: ["--sensor-proxy-compat", "--polkit"])
+        let mock = try MockService(template: "polkitd", name: "org.freedesktop.PolicyKit1", bus: fixture.bus, peer: peer)
+        let authority = "/org/freedesktop/PolicyKit1/Authority"
+        try peer.call(authority, "org.freedesktop.DBus.Mock", "SetAllowed", [.strings(["net.hadess.SensorProxy.claim-sensor"])],
+                      destination: "org.freedesktop.PolicyKit1")
+        try peer.call(authority, "org.freedesktop.DBus.Mock", "SimulateHang", [.bool(true)], destination: "org.freedesktop.PolicyKit1")
+        #expect(peer.waitUntil {
+            (try? peer.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner", [.string(Self.name)],
+                            destination: "org.freedesktop.DBus").first == .bool(true)) ?? false
+        })
+        // The claim is sent, and its caller gone, while polkit thinks.
+        let claimer = try Peer(bus: fixture.bus, watchManager: false)
+        claimer.connection.send(try Message.methodCall(destination: Self.name, path: Self.path, interface: Self.name, member: "ClaimLight"))
+        claimer.connection.flush()
+        claimer.connection.close()
+        #expect(fixture.logContains("left the bus while polkit was asked about its claim"), "\(fixture.stderr)")
+        // polkit says yes (asked again until the hanging call has reached it).
+        #expect(peer.waitUntil {
+            _ = try? peer.call(authority, "org.freedesktop.DBus.Mock", "ReleaseHangingCalls", destination: "org.freedesktop.PolicyKit1")
+            return fixture.stderr.contains("before polkit answered its ClaimLight: not recorded")
+        }, "\(fixture.stderr)")
+        #expect(!fixture.stderr.contains("claimed the ambient light"))
+        #expect(!fixture.stderr.contains("reading als"))
+        withExtendedLifetime(mock) {}
+    }
+
     /// A buffer left enabled would keep the device streaming after the daemon is gone.
     @Test func aClaimedBufferIsDisabledWhenTheDaemonStops() throws {
         let (fixture, peer) = try Self.start([FakeSensor.bufferLight(raw: 10)])

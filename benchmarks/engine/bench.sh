@@ -23,5 +23,9 @@ command -v "$swiftc" >/dev/null 2>&1 || swiftc=/opt/swift/usr/bin/swiftc
     -emit-module-path "$out/TestSupport.swiftmodule" -emit-library -static \
     -o "$out/libTestSupport.a" "$root/Tests/TestSupport/SplitMix.swift"
 "$swiftc" -O -wmo -I "$out" -L "$out" -lOrientationEngine -lOrientationAPI -lTestSupport "$here/bench.swift" -o "$out/bench"
-if command -v taskset >/dev/null 2>&1; then exec taskset -c 0 "$out/bench" "$traces" ${2:-}; fi
-"$out/bench" "$traces" ${2:-}
+# Not exec'd: the trap must run to remove $out.
+if command -v taskset >/dev/null 2>&1; then
+    taskset -c 0 "$out/bench" "$traces" ${2:-}
+else
+    "$out/bench" "$traces" ${2:-}
+fi
