@@ -85,6 +85,30 @@ import TestSupport
         #expect(try Self.get(peer, "LightLevel") == .double(0))
     }
 
+    /// Each kind, plugged in after start under a standing claim and then unplugged:
+    /// picked up and read for the claim, then said gone.
+    @Test(arguments: [
+        ("light", "ClaimLight", "HasAmbientLight", "LightLevel=40.0"),
+        ("proximity", "ClaimProximity", "HasProximity", "ProximityNear=true"),
+        ("compass", "ClaimCompass", "HasCompass", "CompassHeading=180.0"),
+    ])
+    func eachKindIsFollowedThroughHotplug(kind: String, claim: String, has: String, reading: String) throws {
+        let (fixture, peer) = try Self.start([])
+        #expect(try Self.get(peer, has) == .bool(false))
+        try Self.claim(peer, claim)
+        let (device, syspath) = switch kind {
+        case "light": (FakeSensor.iioLight(raw: "40", scale: "1"), FakeSensor.lightSyspath)
+        case "proximity": (FakeSensor.iioProximity(raw: "500", nearLevel: "100"), FakeSensor.proximitySyspath)
+        default: (FakeSensor.bufferCompass(raw: 1800), FakeSensor.compassSyspath)
+        }
+        try fixture.testbed.add(device)
+        #expect(Self.announced(peer, "\(has)=true"), "signals: \(peer.signalSummaries())")
+        #expect(Self.announced(peer, reading), "signals: \(peer.signalSummaries())")
+        try fixture.testbed.remove(syspath)
+        #expect(Self.announced(peer, "\(has)=false"), "signals: \(peer.signalSummaries())")
+        #expect(fixture.isRunning)
+    }
+
     @Test func hidSensorHubLightIsReadThroughItsBuffer() throws {
         let (fixture, peer) = try Self.start([FakeSensor.bufferLight(raw: 1200)])
         try Self.claim(peer, "ClaimLight")
