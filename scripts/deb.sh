@@ -44,7 +44,10 @@ for file in "${outputs[@]}"; do
 done
 
 echo "deb: lintian"
-lintian --fail-on error --info --display-info \
+# lintian leaves its ELF caches (mldbm-*) in TMPDIR: give it one of its own.
+lintian_tmp=$(mktemp -d "${TMPDIR:-/tmp}/orientationd-lintian.XXXXXX")
+trap 'rm -rf "$lintian_tmp"' EXIT
+TMPDIR=$lintian_tmp lintian --fail-on error --info --display-info \
     "orientationd_${version}_${arch}.changes"
 echo "deb: built, and lintian found no error:"
 for file in "${outputs[@]}"; do
