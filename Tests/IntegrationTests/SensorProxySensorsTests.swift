@@ -319,6 +319,21 @@ import TestSupport
         #expect(Self.announced(peer, "HasCompass=false"), "signals: \(peer.signalSummaries())")
     }
 
+    @Test func headingsOutOfRangeAreIgnoredWithOneWarning() throws {
+        let (fixture, peer) = try Self.start([FakeSensor.bufferCompass(raw: 900)])
+        try Self.claim(peer, "ClaimCompass")
+        #expect(try Self.get(peer, "CompassHeading") == .double(90))
+        // 5000° and -4000° are no headings; 12.5° is.
+        try fixture.testbed.writeNode("/dev/iio:device4", FakeSensor.s32(50000))
+        #expect(fixture.logContains("is not one; reading ignored"))
+        #expect(try Self.get(peer, "CompassHeading") == .double(90))
+        try fixture.testbed.writeNode("/dev/iio:device4", FakeSensor.s32(-40000))
+        try fixture.testbed.writeNode("/dev/iio:device4", FakeSensor.s32(125))
+        #expect(Self.announced(peer, "CompassHeading=12.5"), "signals: \(peer.signalSummaries())")
+        #expect(!peer.signalSummaries().contains { $0.contains("CompassHeading=5000") || $0.contains("CompassHeading=-4000") })
+        #expect(fixture.stderr.components(separatedBy: "is not one; reading ignored").count - 1 == 1, "\(fixture.stderr)")
+    }
+
     // MARK: Clients
 
     /// Debian's monitor-sensor shows light and proximity.
