@@ -25,6 +25,13 @@ parent=$(dirname "$repo")
 version=$(dpkg-parsechangelog -S Version)
 arch=$(dpkg-architecture -q DEB_HOST_ARCH)
 
+# The build and lintian leave things in TMPDIR (the Swift driver its empty
+# TemporaryDirectory.* at every compile, lintian its mldbm-* ELF caches): they get a
+# directory of their own, removed at the end.
+work_tmp=$(mktemp -d "${TMPDIR:-/tmp}/orientationd-deb.XXXXXX")
+trap 'rm -rf "$work_tmp"' EXIT
+export TMPDIR=$work_tmp
+
 dpkg-buildpackage -b -us -uc
 
 outputs=(
@@ -44,10 +51,7 @@ for file in "${outputs[@]}"; do
 done
 
 echo "deb: lintian"
-# lintian leaves its ELF caches (mldbm-*) in TMPDIR: give it one of its own.
-lintian_tmp=$(mktemp -d "${TMPDIR:-/tmp}/orientationd-lintian.XXXXXX")
-trap 'rm -rf "$lintian_tmp"' EXIT
-TMPDIR=$lintian_tmp lintian --fail-on error --info --display-info \
+lintian --fail-on error --info --display-info \
     "orientationd_${version}_${arch}.changes"
 echo "deb: built, and lintian found no error:"
 for file in "${outputs[@]}"; do
