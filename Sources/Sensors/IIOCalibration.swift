@@ -36,7 +36,8 @@ public struct IIOCalibration: Sendable, Equatable {
         return .success(IIOCalibration(scale: scale, offset: offset))
     }
 
-    private static func value(_ attribute: (String) -> String?, _ names: [String], absent: Double) -> Result<(Double, String), SensorError> {
+    /// The first of `names` present, parsed (with its name); `absent` when none is.
+    static func value(_ attribute: (String) -> String?, _ names: [String], absent: Double) -> Result<(Double, String), SensorError> {
         for name in names {
             guard let text = attribute(name) else { continue }
             guard let value = SysfsNumber.parseDouble(text) else {

@@ -54,32 +54,36 @@ enum IIOLightSensor {
 }
 
 /// An IIO channel's scale and offset: `<channel>_scale`, else the type's shared
-/// `in_<type>_scale`; likewise the offset. Absent means 1 and 0; present but not a
-/// finite number (or a scale of 0) is an error.
-struct IIOChannelCalibration {
+/// `in_<type>_scale` (`in_illuminance0` → `in_illuminance`,
+/// `in_rot_from_north_magnetic_tilt_comp` → `in_rot`); likewise the offset. Absent
+/// means 1 and 0; read as the accelerometer's are (`IIOCalibration`), and a scale must
+/// be positive.
+struct IIOChannelCalibration: Equatable {
     var scale = 1.0
     var offset = 0.0
 
     static func read(_ device: AuxiliaryDevice, channel: String) -> Result<IIOChannelCalibration, SensorError> {
-        // in_illuminance0 → in_illuminance; in_rot_from_north_magnetic_tilt_comp → in_rot.
-        let type = channel.split(separator: "_").prefix(2).joined(separator: "_").trimmingCharacters(in: "0123456789")
+        read({ device.attribute($0) }, channel: channel)
+    }
+
+    static func read(_ attribute: (String) -> String?, channel: String) -> Result<IIOChannelCalibration, SensorError> {
+        let words = channel.split(separator: "_")
+        let type = words.prefix(2).joined(separator: "_").filter { !$0.isNumber }
         var result = IIOChannelCalibration()
-        for (suffix, isScale) in [("scale", true), ("offset", false)] {
-            let attribute = [channel + "_" + suffix, type + "_" + suffix].first { device.has($0) }
-            guard let attribute, let text = device.attribute(attribute) else { continue }
-            guard let value = SysfsNumber.parseDouble(text), value.isFinite, !isScale || value != 0 else {
-                return .failure(SensorError("\(attribute) \"\(printable(text))\" is not \(isScale ? "a scale" : "an offset")"))
+        switch IIOCalibration.value(attribute, [channel + "_scale", type + "_scale"], absent: 1) {
+        case .failure(let error): return .failure(error)
+        case .success(let (value, name)):
+            guard value.isFinite, value > 0 else {
+                return .failure(SensorError("\(name) is \(SysfsNumber.format(value)): a scale must be positive"))
             }
-            if isScale { result.scale = value } else { result.offset = value }
+            result.scale = value
+        }
+        switch IIOCalibration.value(attribute, [channel + "_offset", type + "_offset"], absent: 0) {
+        case .failure(let error): return .failure(error)
+        case .success(let (value, name)):
+            guard value.isFinite else { return .failure(SensorError("\(name) is not a finite offset")) }
+            result.offset = value
         }
         return .success(result)
-    }
-}
-
-extension String {
-    func trimmingCharacters(in set: String) -> String {
-        var text = Substring(self)
-        while let last = text.last, set.contains(last) { text.removeLast() }
-        return String(text)
     }
 }

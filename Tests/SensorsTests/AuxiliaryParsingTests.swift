@@ -39,3 +39,26 @@ import Testing
         #expect(!EvdevProximitySensor.hasSwitch("zz", 0x0b))
     }
 }
+
+/// The scale and offset of a facade sensor's channel.
+@Suite struct IIOChannelCalibrationTests {
+    static func read(_ attributes: [String: String], _ channel: String) -> Result<IIOChannelCalibration, SensorError> {
+        IIOChannelCalibration.read({ attributes[$0] }, channel: channel)
+    }
+
+    @Test func theChannelsOwnAttributesWinOverTheTypesShared() {
+        #expect(Self.read(["in_illuminance0_scale": "0.5", "in_illuminance_scale": "2", "in_illuminance_offset": "-3"], "in_illuminance0")
+                == .success(IIOChannelCalibration(scale: 0.5, offset: -3)))
+        #expect(Self.read(["in_rot_scale": "0.1"], "in_rot_from_north_magnetic_tilt_comp") == .success(IIOChannelCalibration(scale: 0.1)))
+        #expect(Self.read([:], "in_intensity_both") == .success(IIOChannelCalibration()))
+    }
+
+    @Test(arguments: ["0", "-1", "abc", "inf"])
+    func aScaleThatIsNotOneIsAnError(scale: String) {
+        guard case .failure(let error) = Self.read(["in_illuminance_scale": scale], "in_illuminance") else {
+            Issue.record("scale \(scale) accepted")
+            return
+        }
+        #expect(error.message.contains("in_illuminance_scale"))
+    }
+}
