@@ -106,6 +106,7 @@ struct AccelerometerGravity: GravityEstimator {
         let d = max(turned * lagScale / calmChord, abs(error) / accelerationGate)
         estimate.disturbance.observe(d, at: t)
         estimate.lastDisturbance = d
+        estimate.lengthError = abs(error)
 
         let deviation = error / tolerance
         filter.update(a, dtMs: dt, weight: 1 / (1 + deviation * deviation))

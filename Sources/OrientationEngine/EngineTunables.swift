@@ -66,7 +66,13 @@ public struct EngineTunables: Sendable, Equatable {
     /// accelerometer reading (a disturbed one pulls less): long enough that a stride's or
     /// a swing's forces do not tip it, short enough to cancel the drift of a bias not yet
     /// learned.
-    public var fusionCorrectionMs: Double = 1000
+    public var fusionCorrectionMs: Double = 250
+
+    /// `FusionTrustDecayMs`: how long linear acceleration (a reading's length off 1 g, in
+    /// multiples of `AccelerationGateG`) keeps lowering the accelerometer's pull on the
+    /// gyroscope's up vector, as a peak that decays over this time: in a run or a swing
+    /// the readings that happen to be 1 g long point where the arm pulls, not up.
+    public var fusionTrustDecayMs: Double = 1000
 
     /// `GyroCalmRateDegS`: with a gyroscope, a device turning faster than this is not
     /// calm (a turn or a wave still under way).
@@ -75,6 +81,12 @@ public struct EngineTunables: Sendable, Equatable {
     /// `GyroBiasLearnMs`: time constant over which the gyroscope's bias is learned while
     /// the accelerometer shows the device at rest.
     public var gyroBiasLearnMs: Double = 2000
+
+    /// `GyroBiasRateDegS`: at rest (to the accelerometer), a gyroscope reading further
+    /// than this from the bias learned so far is a turn, not bias: a stride has still
+    /// moments too (a phone in a pocket at the top of a step) while the leg still turns.
+    /// Gyroscopes' biases are a few degrees per second (a Nexus 5's, 4.3).
+    public var gyroBiasRateDegS: Double = 10
 
     /// `GyroTimeoutMs`: a gyroscope silent this long is not fused until it sends again.
     public var gyroTimeoutMs: Double = 250
@@ -88,7 +100,12 @@ public struct EngineTunables: Sendable, Equatable {
     /// `GyroIntegrateMaxMs`: a gyroscope read at least this often is integrated into the
     /// up vector the stride rule reads; one read more rarely (a 10 Hz poll) misses the
     /// turns between its readings, and only says whether the device is turning.
-    public var gyroIntegrateMaxMs: Double = 25
+    public var gyroIntegrateMaxMs: Double = 50
+
+    /// `AttitudeStrideFilterMs`: time constant of the average of the gyroscope's attitude
+    /// that the stride rule reads: a running hand rolls the phone by tens of degrees with
+    /// every step, and the rule needs a second of one proposal.
+    public var attitudeStrideFilterMs: Double = 500
 
     /// `GyroDisagreeDeg`, `GyroDisagreeMs`: a fused up vector this far from calm
     /// accelerometer readings for this long means the gyroscope is wrong (a unit error, a
@@ -203,10 +220,14 @@ public struct EngineTunables: Sendable, Equatable {
               summary: "time constant of the slow estimate over which a run's forces average out"),
         Entry(key: "FusionCorrectionMs", path: \.fusionCorrectionMs, unit: "ms", min: 0, max: 60_000,
               summary: "time constant over which the up vector the gyroscope turns is pulled toward a calm accelerometer reading"),
+        Entry(key: "FusionTrustDecayMs", path: \.fusionTrustDecayMs, unit: "ms", min: 0, max: 60_000,
+              summary: "how long linear acceleration keeps lowering the accelerometer's pull on the gyroscope's up vector"),
         Entry(key: "GyroCalmRateDegS", path: \.gyroCalmRateDegS, unit: "degrees/s", min: 0.1, max: 1000,
               summary: "with a gyroscope, a device turning faster than this is not calm"),
         Entry(key: "GyroBiasLearnMs", path: \.gyroBiasLearnMs, unit: "ms", min: 0, max: 600_000,
               summary: "time constant over which the gyroscope's bias is learned at rest (0: not learned)"),
+        Entry(key: "GyroBiasRateDegS", path: \.gyroBiasRateDegS, unit: "degrees/s", min: 0, max: 1000,
+              summary: "at rest, a gyroscope reading further than this from its learned bias is a turn, not bias"),
         Entry(key: "GyroTimeoutMs", path: \.gyroTimeoutMs, unit: "ms", min: 1, max: 60_000,
               summary: "a gyroscope silent this long is not fused until it sends again"),
         Entry(key: "GyroStuckMs", path: \.gyroStuckMs, unit: "ms", min: 1, max: 600_000,
@@ -215,6 +236,8 @@ public struct EngineTunables: Sendable, Equatable {
               summary: "gyroscope readings beyond this are saturated and ignored"),
         Entry(key: "GyroIntegrateMaxMs", path: \.gyroIntegrateMaxMs, unit: "ms", min: 0, max: 1000,
               summary: "a gyroscope read at least this often is integrated into the up vector the stride rule reads"),
+        Entry(key: "AttitudeStrideFilterMs", path: \.attitudeStrideFilterMs, unit: "ms", min: 0, max: 10_000,
+              summary: "time constant of the average of the gyroscope's attitude that the stride rule reads"),
         Entry(key: "GyroDisagreeDeg", path: \.gyroDisagreeDeg, unit: "degrees", min: 1, max: 180,
               summary: "a fused up vector this far from calm accelerometer readings for GyroDisagreeMs: the gyroscope is not used"),
         Entry(key: "GyroDisagreeMs", path: \.gyroDisagreeMs, unit: "ms", min: 1, max: 600_000,

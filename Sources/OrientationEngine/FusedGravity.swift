@@ -61,7 +61,15 @@ struct FusedGravity: GravityEstimator {
     private var disagreeingMs = 0.0
     private var disagreeingRests = 0
     private var atRest = false
+    private let biasRate: Double
     private var rotation: DecayingPeak
+    /// Recent linear acceleration (the readings' length error in multiples of
+    /// `AccelerationGateG`), as a peak decaying over `FusionTrustDecayMs`: how little the
+    /// accelerometer is trusted to correct the up vector.
+    private var acceleration: DecayingPeak
+    private let accelerationGate: Double
+    /// The attitude averaged over `AttitudeStrideFilterMs`: what the stride rule reads.
+    private var strideFilter: LowPass
     private var lastRotation = 0.0
     /// Set once the gyroscope is found wrong; it is not used again.
     private(set) var trouble: Trouble?
@@ -84,7 +92,11 @@ struct FusedGravity: GravityEstimator {
         disagreeMs = t.gyroDisagreeMs
         restMs = t.restMs
         integrateMaxMs = t.gyroIntegrateMaxMs
+        biasRate = t.gyroBiasRateDegS * EngineMath.radiansPerDegree
         rotation = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
+        acceleration = DecayingPeak(timeConstantMs: t.fusionTrustDecayMs)
+        accelerationGate = t.accelerationGateG
+        strideFilter = LowPass(timeConstantMs: t.attitudeStrideFilterMs)
     }
 
     var learnedGravity: Double? { accelerometer.learnedGravity }
@@ -134,16 +146,13 @@ struct FusedGravity: GravityEstimator {
         gyroIntervalMs = lastGyroMs.isFinite ? t - lastGyroMs : .infinity
         lastGyroMs = t
         lastRate = w
-        if atRest && biasLearnMs > 0 {
+        if atRest && biasLearnMs > 0 && (w - bias).length <= biasRate {
             bias += (w - bias) * (1 - EngineMath.expNeg(dt / biasLearnMs))
         }
         let rate = w - bias
         if up != .zero && dt > 0 {
             // du/dt = −ω × u = u × ω.
-            let s = dt / 1000
-            let turned = Vector3(x: up.y * rate.z - up.z * rate.y, y: up.z * rate.x - up.x * rate.z,
-                                 z: up.x * rate.y - up.y * rate.x)
-            up = (up + turned * s).unit
+            up = (up + up.cross(rate) * (dt / 1000)).unit
         }
         lastRotation = rate.length / calmRate
         rotation.observe(lastRotation, at: t)
@@ -171,20 +180,25 @@ struct FusedGravity: GravityEstimator {
         if up == .zero { up = accelerometer.estimate.up }
         var e = accelerometer.estimate
         let reading = Vector3(sample).unit
+        acceleration.observe(e.lengthError / accelerationGate, at: t)
         if atRest {
             // Arriving at a rest: did the gyroscope turn the up vector where the
             // accelerometer now shows gravity?
-            if !wasAtRest {
+            // (A rest the gyroscope also sees: at the end of a swing the readings can
+            // agree for a moment while the arm still turns and pulls.)
+            if !wasAtRest && lastRotation * calmRate <= biasRate {
                 disagreeingRests = up.within(cosine: cosDisagree, of: e.restUp) ? 0 : disagreeingRests + 1
                 if disagreeingRests >= Self.disagreeingRestsLimit {
                     fail(.disagrees)
                     return true
                 }
             }
-            up = e.restUp
-        } else {
-            // Pulled toward the reading, the less the more it is disturbed.
-            let d = e.lastDisturbance
+        }
+        do {
+            // Pulled toward the reading, the less the more linear acceleration there has
+            // been lately: its direction is no evidence against the gyroscope (a turn puts
+            // readings ahead of any average), its length is.
+            let d = acceleration.level(at: t)
             let k = (correctionMs > 0 ? 1 - EngineMath.expNeg(dt / correctionMs) : 1) / (1 + d * d)
             up = (up + (reading - up) * k).unit
         }
@@ -195,18 +209,28 @@ struct FusedGravity: GravityEstimator {
                 fail(.disagrees)
                 return true
             }
-        } else if e.lastDisturbance <= 1 {
+        } else {
+            // Only an unbroken stretch counts: at the calm ends of a swing the reading is
+            // the arm's pull for a moment, not gravity.
             disagreeingMs = 0
         }
         // Calm: neither turning nor disturbed (the accelerometer's own measure: a swing's
         // pull, a stride, a knock), one peak that decays.
         rotation.observe(e.lastDisturbance, at: t)
         // Where the gyroscope is read often enough to integrate (GyroIntegrateMaxMs), its
-        // up vector is what the stride rule reads: through a run or a swing it is the
-        // device's real attitude, and a proposal it holds for StrideMs is a real hold.
+        // up vector is what tilt follows and, averaged over AttitudeStrideFilterMs (a
+        // running hand rolls the phone with every step), what the stride rule reads:
+        // through a run or a swing it is the device's real attitude, and a proposal it
+        // holds for StrideMs is a real hold.
         if gyroIntervalMs <= integrateMaxMs {
-            e.strideUp = up
+            if strideFilter.value == .zero { strideFilter.reset(to: up) }
+            strideFilter.update(up, dtMs: dt)
+            e.strideUp = strideFilter.value.unit
             e.strideLength = 1
+            e.tiltUp = up
+            e.isAttitude = true
+        } else {
+            strideFilter.reset(to: .zero)
         }
         e.disturbance = rotation
         e.lastDisturbance = max(lastRotation, e.lastDisturbance)

@@ -12,6 +12,10 @@ struct GravityEstimate: Sendable {
     /// The same, averaged over about a stride: tilt is read from it, so that the periodic
     /// forces of walking and running average out.
     var tiltUp = Vector3.zero
+    /// Whether `up` and `tiltUp` are the device's attitude, turned by a gyroscope, rather
+    /// than an average of readings that a hand's pull tips: tilt then follows it without
+    /// waiting for calm (a swinging arm is never calm, yet its tilt is known).
+    var isAttitude = false
     /// A slow average of the readings (unit), over which a run's or a swing's forces
     /// average out while gravity does not, and its length in g (of the sensor's 1 g once
     /// a rest has shown it, of `StandardGravity` before).
@@ -24,6 +28,9 @@ struct GravityEstimate: Sendable {
     var disturbance = DecayingPeak(timeConstantMs: 0)
     /// The last reading's own disturbance (held, a reading stands for itself).
     var lastDisturbance = 0.0
+    /// How far the last reading's length was from the sensor's 1 g, as a fraction of it:
+    /// linear acceleration alone, whatever the direction.
+    var lengthError = 0.0
     /// The current run of unchanged readings (``Rest``): its mean direction (unit), when
     /// it began, how many readings it holds, and whether its length is the sensor's 1 g
     /// (then its mean is gravity itself).

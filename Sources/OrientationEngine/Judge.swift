@@ -209,7 +209,10 @@ struct Judge: Sendable {
             tilt(due(strideTiltCandidate.sinceMs + strideMs, readings: strideTiltCandidate.readings, e), c, .stride)
         }
         if let c = tiltCandidate.value {
-            let need = max(tiltCandidate.sinceMs + tiltSettleMs, calm(e, limit: tiltDisturbanceLimit))
+            // Read from the device's attitude (a gyroscope turns it), tilt needs no calm:
+            // a swinging arm is never calm, and its tilt is known all the same.
+            let calmMs = e.isAttitude ? -Double.infinity : calm(e, limit: tiltDisturbanceLimit)
+            let need = max(tiltCandidate.sinceMs + tiltSettleMs, calmMs)
             tilt(due(need, readings: tiltCandidate.readings, e), c, .calm)
         }
         if d.orientation != nil || d.tilt != nil {

@@ -25,6 +25,9 @@ struct Vector3: Sendable, Equatable {
     static func += (a: inout Vector3, b: Vector3) { a = a + b }
 
     func dot(_ b: Vector3) -> Double { x * b.x + y * b.y + z * b.z }
+    func cross(_ b: Vector3) -> Vector3 {
+        Vector3(x: y * b.z - z * b.y, y: z * b.x - x * b.z, z: x * b.y - y * b.x)
+    }
     var lengthSquared: Double { dot(self) }
     var length: Double { lengthSquared.squareRoot() }
 

@@ -61,26 +61,173 @@ struct GyroscopeTests {
         #expect(r.seen == [.normal, .leftUp], "\(r.seen)")
     }
 
-    @Test("a gyroscope's bias is learned at rest: a still device is calm again")
-    func biasIsLearnedAtRest() {
-        // Still for 5 s, then turned to left-up and held by a hand that wobbles ±7° (no
-        // rest): calm decides, once the device does not turn. The gyroscope has a bias of
-        // 103°/s, more than GyroCalmRateDegS: unlearned, the device "turns" for ever.
-        func turned(learn: Bool) -> Orientation {
-            var tunables = EngineTunables.default
-            if !learn { tunables.gyroBiasLearnMs = 0 }
-            var e = OrientationEngine(tunables: tunables)
-            for t in stride(from: 0, to: 5800, by: 10) {
-                let time = Double(t)
-                let rate = t >= 5000 && t < 5300 ? -300 * Double.pi / 180 : 0
-                e.feedGyroscope(GyroscopeSample(timeMs: Int64(t), x: 0.002 * sin(time * 0.37), y: 0, z: rate + 1.8))
-                let phi = t < 5000 ? 0 : t < 5300 ? -0.3 * (time - 5000) : -90 + (t % 20 == 0 ? 7 : -7)
-                e.feed(poseSample(t: Int64(t), phi: phi, theta: 0))
-            }
-            return e.orientation
+    /// A device held upright and still for 5 s, then bounced for 4 s (readings along
+    /// gravity, alternately 2 g and 0.2 g: never calm, never at rest) without turning, at
+    /// 100 Hz, with a gyroscope whose bias is 9°/s about the x axis (which would tip the
+    /// screen back). The tilt reported at the end.
+    func tiltAfterBounce(tunables: EngineTunables = .default) -> Tilt {
+        var e = OrientationEngine(tunables: tunables)
+        let bias = 9 * Double.pi / 180
+        for t in stride(from: Int64(0), to: 9000, by: 10) {
+            let time = Double(t)
+            e.feedGyroscope(GyroscopeSample(timeMs: t, x: bias + 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: 0))
+            let g = 9.81 * (t < 5000 ? 1 : t / 10 % 2 == 0 ? 2 : 0.2)
+            e.feed(poseSample(t: t, phi: 0, theta: 0, g: g))
         }
-        #expect(turned(learn: true) == .leftUp)
-        #expect(turned(learn: false) == .normal)
+        return e.tilt
+    }
+
+    @Test("a gyroscope's bias is learned at rest: the attitude stays true through a bounce")
+    func biasIsLearnedAtRest() {
+        // While bounced, the accelerometer hardly corrects the attitude: an unlearned
+        // bias tips it past 20° (tilted up), a learned one does not.
+        #expect(tiltAfterBounce() == .vertical)
+        var unlearned = EngineTunables.default
+        unlearned.gyroBiasLearnMs = 0
+        #expect(tiltAfterBounce(tunables: unlearned) == .tiltedUp)
+    }
+
+    @Test("a still moment that the gyroscope sees turning teaches it no bias")
+    func turningIsNotBias() {
+        // Held still, then turned about x at 40°/s for 3 s while the readings keep the
+        // length and direction of a still device (as a stride's still moment: the pocket
+        // at the top of a step while the leg turns): learned as bias, the rate would be
+        // taken away from every later turn.
+        var e = OrientationEngine()
+        for t in stride(from: Int64(0), to: 4000, by: 10) {
+            let turning = t >= 1000
+            e.feedGyroscope(GyroscopeSample(timeMs: t, x: (turning ? 40 * Double.pi / 180 : 0) + 0.002 * sin(Double(t) * 0.37),
+                                            y: 0.002 * cos(Double(t) * 0.53), z: 0))
+            e.feed(poseSample(t: t, phi: 0, theta: 0))
+        }
+        // Then a real turn to a 45° reading posture at 40°/s under a bounce: the attitude
+        // follows it only if the 40°/s was not taken for bias.
+        for t in stride(from: Int64(4000), to: 6000, by: 10) {
+            let back = min(45, Double(t - 4000) * 0.04)
+            e.feedGyroscope(GyroscopeSample(timeMs: t, x: (t < 5125 ? 40 * Double.pi / 180 : 0) + 0.002 * sin(Double(t) * 0.37),
+                                            y: 0.002 * cos(Double(t) * 0.53), z: 0))
+            e.feed(poseSample(t: t, phi: 0, theta: back, g: 9.81 * (t / 10 % 2 == 0 ? 2 : 0.2)))
+        }
+        #expect(e.tilt == .tiltedUp)
+    }
+
+    @Test("with a gyroscope, tilt follows the attitude under sustained acceleration; alone, it waits for calm")
+    func tiltFollowsTheAttitude() {
+        // Upright and still for 2 s, then bounced (0.2 g / 2 g) and tipped back to 45° over
+        // 0.5 s and held there: the accelerometer is never calm.
+        func tilted(gyro: Bool) -> Int64? {
+            var e = OrientationEngine()
+            let theta = { (t: Double) -> Double in t < 2000 ? 0 : min(45, (t - 2000) * 0.09) }
+            for t in stride(from: Int64(0), to: 5000, by: 10) {
+                let time = Double(t)
+                if gyro {
+                    // Tipping the screen back turns the device about its x axis.
+                    let rate = (theta(time + 5) - theta(time - 5)) / 10 * 1000 * .pi / 180
+                    e.feedGyroscope(GyroscopeSample(timeMs: t, x: rate + 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: 0))
+                }
+                e.feed(poseSample(t: t, phi: 0, theta: theta(time), g: 9.81 * (t < 2000 ? 1 : t / 10 % 2 == 0 ? 2 : 0.2)))
+                if e.tilt == .tiltedUp { return t - 2500 }
+            }
+            return nil
+        }
+        let fused = tilted(gyro: true)
+        #expect(fused.map { $0 <= 400 } == true, "with the gyroscope: \(String(describing: fused)) ms after the tip ended")
+        let alone = tilted(gyro: false)
+        #expect(alone.map { $0 > 600 } ?? true, "accelerometer alone: \(String(describing: alone)) ms")
+    }
+
+    @Test("readings a swing's pull holds off gravity for moments at a time do not tip the attitude or give the gyroscope up")
+    func pullDoesNotTipTheAttitude() {
+        // Held upright, not turning (the gyroscope reads 0), for 2 s; then for 8 s, every
+        // 0.6 s: 0.45 s of readings 1.8 g long along gravity, then 0.15 s of calm-looking
+        // readings 1 g long but 30–50° back (an arm's pull at the end of a swing, never
+        // still: the hand trembles). Trusted for their length alone, those readings would
+        // pull the attitude back by some 30°; trusted as little as the linear
+        // acceleration of the last second allows (FusionTrustDecayMs), by about 12°.
+        var e = OrientationEngine()
+        var warnings: [String] = []
+        for t in stride(from: Int64(0), to: 10_000, by: 10) {
+            let time = Double(t)
+            e.feedGyroscope(GyroscopeSample(timeMs: t, x: 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: 0))
+            let pulled = t >= 2000 && (t - 2000) % 600 >= 450
+            let s = t < 2000 ? poseSample(t: t, phi: 0, theta: 0)
+                : pulled ? poseSample(t: t, phi: 0, theta: 40 + 10 * sin(time * 2 * .pi / 150)) : poseSample(t: t, phi: 0, theta: 0, g: 9.81 * 1.8)
+            e.feed(s)
+            if let w = e.gyroscopeWarning { warnings.append(w) }
+        }
+        #expect(e.fusingGyroscope && warnings.isEmpty, "\(warnings)")
+        #expect(e.tilt == .vertical)
+    }
+
+    @Test("calm moments that disagree with the gyroscope, broken by movement, do not add up to giving it up")
+    func brokenDisagreementIsNotCounted() {
+        // Not turning (the gyroscope reads 0) and upright; then, for 4 s, every 0.8 s:
+        // 0.4 s of readings 2 g long along gravity, then 0.4 s of readings 1 g long but
+        // 75° back, circling 7° around that at 5 Hz (calm to the accelerometer, never a
+        // rest): a swing's pull at each end. Each calm stretch disagrees for 0.4 s, less than
+        // GyroDisagreeMs; added up they would pass it.
+        var e = OrientationEngine()
+        var warnings: [String] = []
+        for t in stride(from: Int64(0), to: 6000, by: 10) {
+            let time = Double(t)
+            e.feedGyroscope(GyroscopeSample(timeMs: t, x: 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: 0))
+            let pulled = t >= 2000 && (t - 2000) % 800 >= 400
+            e.feed(t < 2000 ? poseSample(t: t, phi: 0, theta: 0)
+                   : pulled ? poseSample(t: t, phi: 27 * sin(time * 2 * .pi / 200), theta: 75 + 7 * cos(time * 2 * .pi / 200))
+                   : poseSample(t: t, phi: 0, theta: 0, g: 9.81 * 2))
+            if let w = e.gyroscopeWarning { warnings.append(w) }
+        }
+        #expect(e.fusingGyroscope && warnings.isEmpty, "\(warnings)")
+    }
+
+    @Test("a swing's ends, still to the accelerometer while the gyroscope sees the arm turn, are not taken for rests that disagree")
+    func swingEndsAreNotRests() {
+        // A phone swung about its x axis, ±30° once a second (the gyroscope reads the
+        // turn), its readings 1.8 g along the attitude through the swing, but at each end,
+        // from 60 ms before the turning point to 60 ms after, one steady 1 g reading 40°
+        // beyond it (the arm's pull): a rest to the accelerometer, arriving while the
+        // gyroscope still reads some 50°/s.
+        var e = OrientationEngine()
+        var warnings: [String] = []
+        let theta = { (t: Double) -> Double in t < 2000 ? 0 : 30 * sin(2 * .pi * (t - 2000) / 1000) }
+        for t in stride(from: Int64(0), to: 8000, by: 10) {
+            let time = Double(t)
+            let rate = (theta(time + 5) - theta(time - 5)) / 10 * 1000 * .pi / 180
+            e.feedGyroscope(GyroscopeSample(timeMs: t, x: rate + 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: 0))
+            // Turning points at 2250 + 500·k ms.
+            let sinceTurn = (time - 2250).truncatingRemainder(dividingBy: 500)
+            let end = t >= 2250 && (sinceTurn <= 60 || sinceTurn >= 440)
+            let side: Double = Int((time - 2250 + 250) / 500) % 2 == 0 ? 1 : -1
+            e.feed(t < 2000 ? poseSample(t: t, phi: 0, theta: 0)
+                   : end ? poseSample(t: t, phi: 0, theta: side * 70)
+                   : poseSample(t: t, phi: 0, theta: theta(time), g: 9.81 * 1.8))
+            if let w = e.gyroscopeWarning { warnings.append(w) }
+        }
+        #expect(e.fusingGyroscope && warnings.isEmpty, "\(warnings)")
+    }
+
+    @Test("a turn made while running is followed though the hand rolls the phone with every step")
+    func runningHandRollsThePhone() {
+        // Left-up, still, for 2 s; then turned to normal over 0.3 s and run with: the
+        // readings bounce between 0.6 and 1.4 g (never calm, never a rest) and the hand
+        // rolls the phone ±50° about normal once every 0.7 s (the gyroscope reads it).
+        // Read at each instant, the attitude leaves normal's side of the boundary with
+        // every roll and the stride rule never sees a second of it; averaged, it does.
+        var e = OrientationEngine()
+        let phi = { (t: Double) -> Double in
+            t < 2000 ? -90 : t < 2300 ? -90 + 0.3 * (t - 2000) : 50 * sin(2 * .pi * (t - 2300) / 700)
+        }
+        var reported: Int64?
+        for t in stride(from: Int64(0), to: 6000, by: 10) {
+            let time = Double(t)
+            let rate = (phi(time + 5) - phi(time - 5)) / 10 * 1000 * .pi / 180
+            e.feedGyroscope(GyroscopeSample(timeMs: t, x: 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: rate))
+            e.feed(poseSample(t: t, phi: phi(time), theta: 0, g: 9.81 * (t < 2000 ? 1 : t / 10 % 2 == 0 ? 0.6 : 1.4)))
+            if reported == nil && e.orientation == .normal { reported = t }
+        }
+        #expect(reported.map { $0 - 2300 <= Int64(EngineTunables.default.strideMs) + 500 } == true,
+                "normal reported at \(String(describing: reported)) ms")
+        #expect(e.orientation == .normal)
     }
 
     @Test("a stuck gyroscope is given up with one warning, and the accelerometer decides alone")
@@ -175,7 +322,10 @@ struct GyroscopeTests {
     func strideRuleOnTheGyroscopesUpVector() throws {
         let alone = try #require(turnWhileBouncing(gyroEveryMs: nil))
         let fused = try #require(turnWhileBouncing(gyroEveryMs: 10))
-        #expect(fused <= Int64(EngineTunables.default.strideMs) + 100, "with the gyroscope after \(fused) ms")
+        // StrideMs of the averaged attitude, which lags the turn by some of its time
+        // constant.
+        let t = EngineTunables.default
+        #expect(fused <= Int64(t.strideMs + t.attitudeStrideFilterMs), "with the gyroscope after \(fused) ms")
         #expect(fused + 300 < alone, "gyroscope \(fused) ms, accelerometer alone \(alone) ms")
         // Read at 10 Hz, it is not integrated: the accelerometer's stride estimate decides.
         let slow = try #require(turnWhileBouncing(gyroEveryMs: 100))
