@@ -97,9 +97,10 @@ public struct EngineTunables: Sendable, Equatable {
     /// `GyroMaxRateDegS`: readings beyond this are saturated, and ignored.
     public var gyroMaxRateDegS: Double = 2000
 
-    /// `GyroIntegrateMaxMs`: a gyroscope read at least this often is integrated into the
-    /// up vector the stride rule reads; one read more rarely (a 10 Hz poll) misses the
-    /// turns between its readings, and only says whether the device is turning.
+    /// `GyroIntegrateMaxMs`: a gyroscope read at least this often (20 Hz) is integrated
+    /// into the attitude that tilt and the stride rule read; one read more rarely (a
+    /// 10 Hz poll) misses the turns between its readings, and only says whether the
+    /// device is turning.
     public var gyroIntegrateMaxMs: Double = 50
 
     /// `AttitudeStrideFilterMs`: time constant of the average of the gyroscope's attitude
@@ -139,7 +140,7 @@ public struct EngineTunables: Sendable, Equatable {
     /// less than this far above the horizon: near flat, φ is ill-conditioned and a hand's
     /// wobble swings it across a boundary; only a rest, whose mean is gravity itself,
     /// decides between this and `MaxElevationDeg` (a reading posture leaned back 60°).
-    public var calmElevationDeg: Double = 60
+    public var calmElevationDeg: Double = 50
 
     /// `MinElevationDeg`: below this elevation (the screen toward the floor: a phone held
     /// overhead, lying in bed) the device keeps its orientation, as Android's overhead rule.
@@ -235,7 +236,7 @@ public struct EngineTunables: Sendable, Equatable {
         Entry(key: "GyroMaxRateDegS", path: \.gyroMaxRateDegS, unit: "degrees/s", min: 1, max: 100_000,
               summary: "gyroscope readings beyond this are saturated and ignored"),
         Entry(key: "GyroIntegrateMaxMs", path: \.gyroIntegrateMaxMs, unit: "ms", min: 0, max: 1000,
-              summary: "a gyroscope read at least this often is integrated into the up vector the stride rule reads"),
+              summary: "a gyroscope read at least this often is integrated into the attitude that tilt and the stride rule read"),
         Entry(key: "AttitudeStrideFilterMs", path: \.attitudeStrideFilterMs, unit: "ms", min: 0, max: 10_000,
               summary: "time constant of the average of the gyroscope's attitude that the stride rule reads"),
         Entry(key: "GyroDisagreeDeg", path: \.gyroDisagreeDeg, unit: "degrees", min: 1, max: 180,
