@@ -85,8 +85,9 @@ public struct EngineTunables: Sendable, Equatable {
     /// `GyroBiasRateDegS`: at rest (to the accelerometer), a gyroscope reading further
     /// than this from the bias learned so far is a turn, not bias: a stride has still
     /// moments too (a phone in a pocket at the top of a step) while the leg still turns.
-    /// Gyroscopes' biases are a few degrees per second (a Nexus 5's, 4.3).
-    public var gyroBiasRateDegS: Double = 10
+    /// Gyroscopes' biases are a few degrees per second (a Nexus 5's, 4.3), up to 20 by
+    /// the MPU-6050's datasheet (the PinePhone's).
+    public var gyroBiasRateDegS: Double = 25
 
     /// `GyroTimeoutMs`: a gyroscope silent this long is not fused until it sends again.
     public var gyroTimeoutMs: Double = 250
