@@ -74,6 +74,12 @@ public struct EngineTunables: Sendable, Equatable {
     /// the readings that happen to be 1 g long point where the arm pulls, not up.
     public var fusionTrustDecayMs: Double = 1000
 
+    /// `FusionSlowestMs`: however much linear acceleration there is, the pull toward the
+    /// readings is never slower than this: over a few seconds their mean is near gravity,
+    /// while a gyroscope's errors (its scale a few percent off, a bias not yet learned)
+    /// turn the up vector without bound.
+    public var fusionSlowestMs: Double = 2500
+
     /// `GyroCalmRateDegS`: with a gyroscope, a device turning faster than this is not
     /// calm (a turn or a wave still under way).
     public var gyroCalmRateDegS: Double = 90
@@ -224,6 +230,8 @@ public struct EngineTunables: Sendable, Equatable {
               summary: "time constant over which the up vector the gyroscope turns is pulled toward a calm accelerometer reading"),
         Entry(key: "FusionTrustDecayMs", path: \.fusionTrustDecayMs, unit: "ms", min: 0, max: 60_000,
               summary: "how long linear acceleration keeps lowering the accelerometer's pull on the gyroscope's up vector"),
+        Entry(key: "FusionSlowestMs", path: \.fusionSlowestMs, unit: "ms", min: 0, max: 600_000,
+              summary: "however much linear acceleration there is, the up vector's pull toward the readings is never slower than this (0: no limit)"),
         Entry(key: "GyroCalmRateDegS", path: \.gyroCalmRateDegS, unit: "degrees/s", min: 0.1, max: 1000,
               summary: "with a gyroscope, a device turning faster than this is not calm"),
         Entry(key: "GyroBiasLearnMs", path: \.gyroBiasLearnMs, unit: "ms", min: 0, max: 600_000,

@@ -68,6 +68,8 @@ struct FusedGravity: GravityEstimator {
     /// accelerometer is trusted to correct the up vector.
     private var acceleration: DecayingPeak
     private let accelerationGate: Double
+    /// The least the readings are trusted: FusionCorrectionMs / FusionSlowestMs.
+    private let leastTrust: Double
     /// The attitude averaged over `AttitudeStrideFilterMs`: what the stride rule reads.
     private var strideFilter: LowPass
     private var lastRotation = 0.0
@@ -96,6 +98,7 @@ struct FusedGravity: GravityEstimator {
         rotation = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
         acceleration = DecayingPeak(timeConstantMs: t.fusionTrustDecayMs)
         accelerationGate = t.accelerationGateG
+        leastTrust = t.fusionSlowestMs > 0 ? min(1, t.fusionCorrectionMs / t.fusionSlowestMs) : 0
         strideFilter = LowPass(timeConstantMs: t.attitudeStrideFilterMs)
     }
 
@@ -198,8 +201,9 @@ struct FusedGravity: GravityEstimator {
             // Pulled toward the reading, the less the more linear acceleration there has
             // been lately: its direction is no evidence against the gyroscope (a turn puts
             // readings ahead of any average), its length is.
+            // (Never less than FusionSlowestMs allows.)
             let d = acceleration.level(at: t)
-            let k = (correctionMs > 0 ? 1 - EngineMath.expNeg(dt / correctionMs) : 1) / (1 + d * d)
+            let k = (correctionMs > 0 ? 1 - EngineMath.expNeg(dt / correctionMs) : 1) * max(leastTrust, 1 / (1 + d * d))
             up = (up + (reading - up) * k).unit
         }
         // Disagreement: the accelerometer calm, the fused up vector far from its reading.
