@@ -53,6 +53,12 @@ struct FusedGravity: GravityEstimator {
     /// The fused up vector (unit); zero until the first accelerometer reading.
     private var up = Vector3.zero
     private var bias = Vector3.zero
+    /// The mean change between consecutive gyroscope readings and the mean rate, over
+    /// `GyroSmoothWindowMs` (see `smooth`).
+    private var change = 0.0
+    private var meanRate = 0.0
+    private let smoothRatio: Double
+    private let smoothWindowMs: Double
     private var lastRate: Vector3?
     private var lastGyroMs = -Double.infinity
     /// The interval between the last two gyroscope readings.
@@ -94,6 +100,8 @@ struct FusedGravity: GravityEstimator {
         disagreeMs = t.gyroDisagreeMs
         restMs = t.restMs
         integrateMaxMs = t.gyroIntegrateMaxMs
+        smoothRatio = t.gyroSmoothRatio
+        smoothWindowMs = t.gyroSmoothWindowMs
         biasRate = t.gyroBiasRateDegS * EngineMath.radiansPerDegree
         rotation = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
         acceleration = DecayingPeak(timeConstantMs: t.fusionTrustDecayMs)
@@ -148,6 +156,11 @@ struct FusedGravity: GravityEstimator {
         let dt = lastGyroMs.isFinite ? min(t - lastGyroMs, timeoutMs) : 0
         gyroIntervalMs = lastGyroMs.isFinite ? t - lastGyroMs : .infinity
         lastGyroMs = t
+        if let previous = lastRate {
+            let f = 1 - EngineMath.expNeg(dt / smoothWindowMs)
+            change += ((w - previous).length - change) * f
+            meanRate += ((w - bias).length - meanRate) * f
+        }
         lastRate = w
         if atRest && biasLearnMs > 0 && (w - bias).length <= biasRate {
             bias += (w - bias) * (1 - EngineMath.expNeg(dt / biasLearnMs))
@@ -160,6 +173,14 @@ struct FusedGravity: GravityEstimator {
         lastRotation = rate.length / calmRate
         rotation.observe(lastRotation, at: t)
     }
+
+    /// Whether the gyroscope's readings change smoothly enough to be integrated: the mean
+    /// change between consecutive readings at most `GyroSmoothRatio` times the mean rate.
+    /// A turn at frequency f read at fs changes by 2·sin(π·f/fs) of its rate from one
+    /// reading to the next: a swinging arm read at 10 Hz (f ≈ 1 Hz) passes, a running
+    /// one (its steps at 2.5–3 Hz) does not, and integrating it would follow turns that
+    /// happened between the readings.
+    private var smooth: Bool { smoothRatio > 0 && change <= smoothRatio * meanRate }
 
     private mutating func fail(_ why: Trouble) {
         trouble = why
@@ -225,16 +246,21 @@ struct FusedGravity: GravityEstimator {
         // up vector is what tilt follows and, averaged over AttitudeStrideFilterMs (a
         // running hand rolls the phone with every step), what the stride rule reads:
         // through a run or a swing it is the device's real attitude, and a proposal it
-        // holds for StrideMs is a real hold.
-        if gyroIntervalMs <= integrateMaxMs {
+        // holds for StrideMs is a real hold. Read more rarely (a 10 Hz poll), it is
+        // trusted for tilt while the device's turning is slow for the reading rate (a
+        // swinging arm; see `smooth`), and not for the stride rule.
+        let integrates = gyroIntervalMs <= integrateMaxMs
+        if integrates {
             if strideFilter.value == .zero { strideFilter.reset(to: up) }
             strideFilter.update(up, dtMs: dt)
             e.strideUp = strideFilter.value.unit
             e.strideLength = 1
-            e.tiltUp = up
-            e.isAttitude = true
         } else {
             strideFilter.reset(to: .zero)
+        }
+        if integrates || smooth {
+            e.tiltUp = up
+            e.isAttitude = true
         }
         e.disturbance = rotation
         e.lastDisturbance = max(lastRotation, e.lastDisturbance)

@@ -256,6 +256,51 @@ struct GyroscopeTests {
         #expect(tiltAfterRun(unbounded) == .tiltedUp)
     }
 
+    /// The tilts reported after 3 s while a phone, read at 10 Hz (accelerometer and
+    /// gyroscope at one tick), is turned about its x axis by `theta` (degrees its screen
+    /// is back), its accelerometer reading `reading` degrees back (the arm's pull, or
+    /// gravity) and a bounce of 0.2–2 g.
+    func tiltsAt10Hz(_ theta: (Double) -> Double, reading: (Double) -> Double,
+                     tunables: EngineTunables = .default) -> Set<Tilt> {
+        var e = OrientationEngine(tunables: tunables)
+        var seen: Set<Tilt> = []
+        for t in stride(from: Int64(0), to: 12_000, by: 100) {
+            let time = Double(t)
+            let rate = (theta(time + 5) - theta(time - 5)) / 10 * 1000 * .pi / 180
+            e.feedGyroscope(GyroscopeSample(timeMs: t, x: rate + 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: 0))
+            let g = 9.81 * (t < 2000 ? 1 : 1.1 + 0.9 * sin(time * 0.9))
+            e.feed(poseSample(t: t, phi: 0, theta: reading(time), g: g))
+            if t >= 3000 { seen.insert(e.tilt) }
+        }
+        return seen
+    }
+
+    @Test("a 10 Hz gyroscope is trusted for tilt through a slow swing, not through a run's jolts")
+    func slowGyroscopeTrustedWhileSmooth() {
+        // A swing, 25° ± 30° at 0.7 a second, the accelerometer reading the arm's pull
+        // (always 25° back): read 14 times a swing, the gyroscope's attitude shows the
+        // screen vertical at the bottom and tilted up at the top.
+        let swing = { (t: Double) -> Double in t < 2000 ? 25 : 25 + 30 * sin(2 * .pi * 0.7 * (t - 2000) / 1000) }
+        let pull = { (_: Double) -> Double in 25 }
+        #expect(tiltsAt10Hz(swing, reading: pull) == [.vertical, .tiltedUp])
+        var never = EngineTunables.default
+        never.gyroSmoothRatio = 0
+        #expect(tiltsAt10Hz(swing, reading: pull, tunables: never) == [.tiltedUp])
+        // A run's jolts: every 350 ms the screen snaps 15° forward in 40 ms and comes back
+        // over the rest of the step, always 25–40° back (tilted up). Read at 10 Hz, the
+        // snaps are caught more often than they last: integrated, the readings would
+        // turn the attitude forward to vertical; they are not smooth, and are not.
+        let jolts = { (t: Double) -> Double in
+            guard t >= 1980 else { return 40 }
+            let p = (t - 1980).truncatingRemainder(dividingBy: 350)
+            return p < 40 ? 40 - 15 * p / 40 : 25 + 15 * (p - 40) / 310
+        }
+        #expect(tiltsAt10Hz(jolts, reading: jolts) == [.tiltedUp])
+        var always = EngineTunables.default
+        always.gyroSmoothRatio = 10
+        #expect(tiltsAt10Hz(jolts, reading: jolts, tunables: always).contains(.vertical))
+    }
+
     @Test("a stuck gyroscope is given up with one warning, and the accelerometer decides alone")
     func stuckGyroscopeIsGivenUp() {
         var e = OrientationEngine()
