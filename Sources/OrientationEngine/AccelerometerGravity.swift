@@ -82,6 +82,7 @@ struct AccelerometerGravity: GravityEstimator {
         // A timestamp that does not increase counts as no time passing.
         let dt = max(0, t - estimate.lastReadingMs)
         let credit = min(dt, maxIntervalMs)
+        estimate.intervalMs = dt
         estimate.lastReadingMs = max(estimate.lastReadingMs, t)
         // Silent: half as long again as this sensor took to send (timestamps jitter).
         estimate.silenceMs = min(maxIntervalMs, max(1, 1.5 * dt))

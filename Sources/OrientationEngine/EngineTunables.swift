@@ -173,6 +173,11 @@ public struct EngineTunables: Sendable, Equatable {
     /// `TiltSettleMs`: how long a new tilt must be proposed before calm commits it.
     public var tiltSettleMs: Double = 200
 
+    /// `SparseReadingMs`: readings further apart than this are sparse (a 10 Hz poll): a
+    /// stride's jolts fall between them, and a few that look calm prove no calm, so a
+    /// tilt that calm would commit waits until the stride estimate reads it too.
+    public var sparseReadingMs: Double = 50
+
     /// `TiltDisturbanceLimit`: the disturbance (in multiples of calm) above which no tilt
     /// change is committed: a shake or a knock, not a stride.
     public var tiltDisturbanceLimit: Double = 2
@@ -286,6 +291,8 @@ public struct EngineTunables: Sendable, Equatable {
               summary: "how far past a tilt threshold (20 or 70 degrees) the elevation must go before the tilt changes"),
         Entry(key: "TiltSettleMs", path: \.tiltSettleMs, unit: "ms", min: 0, max: 60_000,
               summary: "how long a new tilt must be proposed before calm commits it"),
+        Entry(key: "SparseReadingMs", path: \.sparseReadingMs, unit: "ms", min: 1, max: 10_000,
+              summary: "readings further apart are sparse: a tilt calm would commit waits for the stride estimate to agree"),
         Entry(key: "TiltDisturbanceLimit", path: \.tiltDisturbanceLimit, unit: "times calm", min: 1, max: 1000,
               summary: "disturbance above which no tilt change is committed (a shake, not a stride)"),
         Entry(key: "MaxIntervalMs", path: \.maxIntervalMs, unit: "ms", min: 1, max: 60_000,

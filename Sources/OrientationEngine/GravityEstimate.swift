@@ -41,6 +41,8 @@ struct GravityEstimate: Sendable {
     /// When the last reading came, and after how long without one the sensor counts as
     /// silent (an event-driven sensor that stopped sending: its last reading still holds).
     var lastReadingMs = 0.0
+    /// The time from the reading before to the last one.
+    var intervalMs = 0.0
     var silenceMs = 0.0
 
     /// Whether the sensor has been silent at `t`.

@@ -43,7 +43,8 @@ import OrientationAPI
 /// between the readings of a sensor that keeps sending, the next reading may contradict.
 /// Tilt follows the same three rules: rest (lasting `TiltSettleMs` too), calm on the slower
 /// tilt estimate after `TiltSettleMs` with a looser limit (`TiltDisturbanceLimit` times
-/// calm: its averaging copes with small strides), and the stride estimate's elevation.
+/// calm: its averaging copes with small strides; from sparse readings, `SparseReadingMs`,
+/// only once the stride estimate agrees), and the stride estimate's elevation.
 struct Judge: Sendable {
     enum State: String, Sendable {
         case settled, proposing
@@ -83,6 +84,7 @@ struct Judge: Sendable {
     private let confirmReadings: Int
     private let tiltSettleMs: Double
     private let tiltDisturbanceLimit: Double
+    private let sparseReadingMs: Double
     private let strideMs: Double
     private let strideLengthTolerance: Double
     private let sinCalmElevation: Double
@@ -93,6 +95,8 @@ struct Judge: Sendable {
     private(set) var tiltCandidate = Candidate<Tilt>()
     private(set) var strideCandidate = Candidate<Orientation>()
     private(set) var strideTiltCandidate = Candidate<Tilt>()
+    /// The tilt the stride estimate reads now (nil while it does not read 1 g).
+    private(set) var strideTilt: Tilt?
     private(set) var zone = Geometry.Zone.free
     /// When the estimate last came into the free zone (−∞: it never left it).
     private(set) var freeSinceMs = -Double.infinity
@@ -105,6 +109,7 @@ struct Judge: Sendable {
         confirmReadings = Int(t.confirmReadings.rounded(.up))
         tiltSettleMs = t.tiltSettleMs
         tiltDisturbanceLimit = t.tiltDisturbanceLimit
+        sparseReadingMs = t.sparseReadingMs
         strideMs = t.strideMs
         strideLengthTolerance = t.accelerationToleranceG
         sinCalmElevation = EngineMath.sinDegrees(t.calmElevationDeg)
@@ -150,6 +155,7 @@ struct Judge: Sendable {
         }
         strideCandidate.propose(stride == orientation ? nil : stride, at: t, creditMs: creditMs * 0.5)
         strideTiltCandidate.propose(strideTilt == tilt ? nil : strideTilt, at: t, creditMs: creditMs * 0.5)
+        self.strideTilt = strideTilt
         let level = geometry.tilt(geometry.pose(e.tiltUp), current: tilt)
         tiltCandidate.propose(level == tilt ? nil : level, at: t, creditMs: creditMs * 0.5)
     }
@@ -208,9 +214,13 @@ struct Judge: Sendable {
         if let c = strideTiltCandidate.value {
             tilt(due(strideTiltCandidate.sinceMs + strideMs, readings: strideTiltCandidate.readings, e), c, .stride)
         }
-        if let c = tiltCandidate.value {
-            // Read from the device's attitude (a gyroscope turns it), tilt needs no calm:
-            // a swinging arm is never calm, and its tilt is known all the same.
+        // Read from the device's attitude (a gyroscope turns it), tilt needs no calm: a
+        // swinging arm is never calm, and its tilt is known all the same. From sparse
+        // readings (SparseReadingMs), calm needs the stride estimate to agree: a stride's
+        // jolts fall between them, and a few calm-looking readings may be a pocket tipped
+        // for a moment.
+        let sparse = e.intervalMs > sparseReadingMs && !e.isAttitude
+        if let c = tiltCandidate.value, !sparse || strideTilt == nil || strideTilt == c {
             let calmMs = e.isAttitude ? -Double.infinity : calm(e, limit: tiltDisturbanceLimit)
             let need = max(tiltCandidate.sinceMs + tiltSettleMs, calmMs)
             tilt(due(need, readings: tiltCandidate.readings, e), c, .calm)

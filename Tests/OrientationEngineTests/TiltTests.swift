@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import OrientationAPI
 @testable import OrientationEngine
 import TestSupport
 
@@ -38,6 +39,33 @@ struct TiltTests {
             t += 10
         }
         #expect(reported.map { $0 >= settle - 10 && $0 <= settle + filter + 100 } == true, "reported after \(String(describing: reported)) ms")
+    }
+
+    /// The tilts reported while a phone held vertical in a running pocket is read at
+    /// 10 Hz: of every seven readings, three happen to fall where the pocket tips it
+    /// 26–34° back at about 1 g (calm-looking, though not a rest), four on the stride's
+    /// jolts along gravity
+    /// (1.6 and 0.4 g). Over a second the readings average to vertical.
+    func tiltsInAPocketAt10Hz(_ tunables: EngineTunables = .default) -> Set<Tilt> {
+        var e = OrientationEngine(tunables: tunables)
+        var seen: Set<Tilt> = []
+        for (n, t) in stride(from: Int64(0), to: 20_000, by: 100).enumerated() {
+            let phase = n % 7
+            let sample = t < 2000 ? poseSample(t: t, phi: 0, theta: 0)
+                : phase < 3 ? poseSample(t: t, phi: 0, theta: [26, 30, 34][phase], g: 9.81 * [0.96, 1.04, 1][phase])
+                : poseSample(t: t, phi: 0, theta: 0, g: 9.81 * (phase % 2 == 0 ? 1.6 : 0.4))
+            e.feed(sample)
+            seen.insert(e.tilt)
+        }
+        return seen
+    }
+
+    @Test("from sparse readings, a tilt calm would commit waits for the stride estimate to agree")
+    func sparseReadingsNeedTheStrideEstimate() {
+        #expect(tiltsInAPocketAt10Hz() == [.vertical])
+        var dense = EngineTunables.default
+        dense.sparseReadingMs = 1000
+        #expect(tiltsInAPocketAt10Hz(dense).contains(.tiltedUp))
     }
 
     @Test("a runner who tilts the phone back sees the tilt (on the stride estimate)")
