@@ -19,7 +19,7 @@ struct GyroscopeTests {
         var warnings: [String] = []
         for t in stride(from: 0, to: ms, by: 10) {
             let time = Double(t)
-            let rate = (phi(time + 5) - phi(time - 5)) / 10 * 1000 * .pi / 180
+            let rate = rateOf(phi, at: time)
             // A real gyroscope's noise: it never repeats a reading exactly.
             if let gyro, var g = gyro(Int64(t), rate) {
                 g.x += 0.002 * sin(time * 0.37)
@@ -46,6 +46,29 @@ struct GyroscopeTests {
         }
     }
 
+    /// Feeds readings every `stepMs` from `start` to `end` ms: the gyroscope turning about
+    /// the device's x axis at `xRate(t)` rad/s (with a real gyroscope's noise: it never
+    /// repeats a reading), then the accelerometer's `reading(t)`. The gyroscope's warnings.
+    @discardableResult
+    func feedTurningAboutX(_ e: inout OrientationEngine, from start: Int64 = 0, to end: Int64, stepMs: Int64 = 10,
+                           xRate: (Double) -> Double = { _ in 0 }, reading: (Int64) -> Sample) -> [String] {
+        var warnings: [String] = []
+        var t = start
+        while t < end {
+            let time = Double(t)
+            e.feedGyroscope(GyroscopeSample(timeMs: t, x: xRate(time) + 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: 0))
+            e.feed(reading(t))
+            if let w = e.gyroscopeWarning { warnings.append(w) }
+            t += stepMs
+        }
+        return warnings
+    }
+
+    /// The rate (rad/s) of an angle in degrees given as a function of ms, at `t`.
+    func rateOf(_ angle: (Double) -> Double, at t: Double) -> Double {
+        (angle(t + 5) - angle(t - 5)) / 10 * 1000 * .pi / 180
+    }
+
     @Test("a slow wave through another orientation is followed on the accelerometer alone, not with a gyroscope")
     func gyroscopeSeesTheWaveTurning() {
         let alone = run(ms: 4000, phi: Self.wave, gyro: nil)
@@ -67,12 +90,8 @@ struct GyroscopeTests {
     /// tip the screen back). The tilt reported at the end.
     func tiltAfterBounce(tunables: EngineTunables = .default, biasDegS: Double = 9) -> Tilt {
         var e = OrientationEngine(tunables: tunables)
-        let bias = biasDegS * Double.pi / 180
-        for t in stride(from: Int64(0), to: 9000, by: 10) {
-            let time = Double(t)
-            e.feedGyroscope(GyroscopeSample(timeMs: t, x: bias + 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: 0))
-            let g = 9.81 * (t < 5000 ? 1 : t / 10 % 2 == 0 ? 2 : 0.2)
-            e.feed(poseSample(t: t, phi: 0, theta: 0, g: g))
+        feedTurningAboutX(&e, to: 9000, xRate: { _ in biasDegS * .pi / 180 }) { t in
+            poseSample(t: t, phi: 0, theta: 0, g: 9.81 * (t < 5000 ? 1 : t / 10 % 2 == 0 ? 2 : 0.2))
         }
         return e.tilt
     }
@@ -97,19 +116,12 @@ struct GyroscopeTests {
         // at the top of a step while the leg turns): learned as bias, the rate would be
         // taken away from every later turn.
         var e = OrientationEngine()
-        for t in stride(from: Int64(0), to: 4000, by: 10) {
-            let turning = t >= 1000
-            e.feedGyroscope(GyroscopeSample(timeMs: t, x: (turning ? 40 * Double.pi / 180 : 0) + 0.002 * sin(Double(t) * 0.37),
-                                            y: 0.002 * cos(Double(t) * 0.53), z: 0))
-            e.feed(poseSample(t: t, phi: 0, theta: 0))
-        }
+        let turn = 40 * Double.pi / 180
+        feedTurningAboutX(&e, to: 4000, xRate: { $0 >= 1000 ? turn : 0 }) { t in poseSample(t: t, phi: 0, theta: 0) }
         // Then a real turn to a 45° reading posture at 40°/s under a bounce: the attitude
         // follows it only if the 40°/s was not taken for bias.
-        for t in stride(from: Int64(4000), to: 6000, by: 10) {
-            let back = min(45, Double(t - 4000) * 0.04)
-            e.feedGyroscope(GyroscopeSample(timeMs: t, x: (t < 5125 ? 40 * Double.pi / 180 : 0) + 0.002 * sin(Double(t) * 0.37),
-                                            y: 0.002 * cos(Double(t) * 0.53), z: 0))
-            e.feed(poseSample(t: t, phi: 0, theta: back, g: 9.81 * (t / 10 % 2 == 0 ? 2 : 0.2)))
+        feedTurningAboutX(&e, from: 4000, to: 6000, xRate: { $0 < 5125 ? turn : 0 }) { t in
+            poseSample(t: t, phi: 0, theta: min(45, Double(t - 4000) * 0.04), g: 9.81 * (t / 10 % 2 == 0 ? 2 : 0.2))
         }
         #expect(e.tilt == .tiltedUp)
     }
@@ -125,7 +137,7 @@ struct GyroscopeTests {
                 let time = Double(t)
                 if gyro {
                     // Tipping the screen back turns the device about its x axis.
-                    let rate = (theta(time + 5) - theta(time - 5)) / 10 * 1000 * .pi / 180
+                    let rate = rateOf(theta, at: time)
                     e.feedGyroscope(GyroscopeSample(timeMs: t, x: rate + 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: 0))
                 }
                 e.feed(poseSample(t: t, phi: 0, theta: theta(time), g: 9.81 * (t < 2000 ? 1 : t / 10 % 2 == 0 ? 2 : 0.2)))
@@ -148,15 +160,11 @@ struct GyroscopeTests {
         // pull the attitude back by some 30°; trusted as little as the linear
         // acceleration of the last second allows (FusionTrustDecayMs), by about 12°.
         var e = OrientationEngine()
-        var warnings: [String] = []
-        for t in stride(from: Int64(0), to: 10_000, by: 10) {
-            let time = Double(t)
-            e.feedGyroscope(GyroscopeSample(timeMs: t, x: 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: 0))
+        let warnings = feedTurningAboutX(&e, to: 10_000) { t in
             let pulled = t >= 2000 && (t - 2000) % 600 >= 450
-            let s = t < 2000 ? poseSample(t: t, phi: 0, theta: 0)
-                : pulled ? poseSample(t: t, phi: 0, theta: 40 + 10 * sin(time * 2 * .pi / 150)) : poseSample(t: t, phi: 0, theta: 0, g: 9.81 * 1.8)
-            e.feed(s)
-            if let w = e.gyroscopeWarning { warnings.append(w) }
+            return t < 2000 ? poseSample(t: t, phi: 0, theta: 0)
+                : pulled ? poseSample(t: t, phi: 0, theta: 40 + 10 * sin(Double(t) * 2 * .pi / 150))
+                : poseSample(t: t, phi: 0, theta: 0, g: 9.81 * 1.8)
         }
         #expect(e.fusingGyroscope && warnings.isEmpty, "\(warnings)")
         #expect(e.tilt == .vertical)
@@ -170,15 +178,12 @@ struct GyroscopeTests {
         // rest): a swing's pull at each end. Each calm stretch disagrees for 0.4 s, less than
         // GyroDisagreeMs; added up they would pass it.
         var e = OrientationEngine()
-        var warnings: [String] = []
-        for t in stride(from: Int64(0), to: 6000, by: 10) {
+        let warnings = feedTurningAboutX(&e, to: 6000) { t in
             let time = Double(t)
-            e.feedGyroscope(GyroscopeSample(timeMs: t, x: 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: 0))
             let pulled = t >= 2000 && (t - 2000) % 800 >= 400
-            e.feed(t < 2000 ? poseSample(t: t, phi: 0, theta: 0)
-                   : pulled ? poseSample(t: t, phi: 27 * sin(time * 2 * .pi / 200), theta: 75 + 7 * cos(time * 2 * .pi / 200))
-                   : poseSample(t: t, phi: 0, theta: 0, g: 9.81 * 2))
-            if let w = e.gyroscopeWarning { warnings.append(w) }
+            return t < 2000 ? poseSample(t: t, phi: 0, theta: 0)
+                : pulled ? poseSample(t: t, phi: 27 * sin(time * 2 * .pi / 200), theta: 75 + 7 * cos(time * 2 * .pi / 200))
+                : poseSample(t: t, phi: 0, theta: 0, g: 9.81 * 2)
         }
         #expect(e.fusingGyroscope && warnings.isEmpty, "\(warnings)")
     }
@@ -191,20 +196,16 @@ struct GyroscopeTests {
         // beyond it (the arm's pull): a rest to the accelerometer, arriving while the
         // gyroscope still reads some 50°/s.
         var e = OrientationEngine()
-        var warnings: [String] = []
         let theta = { (t: Double) -> Double in t < 2000 ? 0 : 30 * sin(2 * .pi * (t - 2000) / 1000) }
-        for t in stride(from: Int64(0), to: 8000, by: 10) {
+        let warnings = feedTurningAboutX(&e, to: 8000, xRate: { rateOf(theta, at: $0) }) { t in
             let time = Double(t)
-            let rate = (theta(time + 5) - theta(time - 5)) / 10 * 1000 * .pi / 180
-            e.feedGyroscope(GyroscopeSample(timeMs: t, x: rate + 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: 0))
             // Turning points at 2250 + 500·k ms.
             let sinceTurn = (time - 2250).truncatingRemainder(dividingBy: 500)
             let end = t >= 2250 && (sinceTurn <= 60 || sinceTurn >= 440)
             let side: Double = Int((time - 2250 + 250) / 500) % 2 == 0 ? 1 : -1
-            e.feed(t < 2000 ? poseSample(t: t, phi: 0, theta: 0)
-                   : end ? poseSample(t: t, phi: 0, theta: side * 70)
-                   : poseSample(t: t, phi: 0, theta: theta(time), g: 9.81 * 1.8))
-            if let w = e.gyroscopeWarning { warnings.append(w) }
+            return t < 2000 ? poseSample(t: t, phi: 0, theta: 0)
+                : end ? poseSample(t: t, phi: 0, theta: side * 70)
+                : poseSample(t: t, phi: 0, theta: theta(time), g: 9.81 * 1.8)
         }
         #expect(e.fusingGyroscope && warnings.isEmpty, "\(warnings)")
     }
@@ -223,7 +224,7 @@ struct GyroscopeTests {
         var reported: Int64?
         for t in stride(from: Int64(0), to: 6000, by: 10) {
             let time = Double(t)
-            let rate = (phi(time + 5) - phi(time - 5)) / 10 * 1000 * .pi / 180
+            let rate = rateOf(phi, at: time)
             e.feedGyroscope(GyroscopeSample(timeMs: t, x: 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: rate))
             e.feed(poseSample(t: t, phi: phi(time), theta: 0, g: 9.81 * (t < 2000 ? 1 : t / 10 % 2 == 0 ? 0.6 : 1.4)))
             if reported == nil && e.orientation == .normal { reported = t }
@@ -242,11 +243,8 @@ struct GyroscopeTests {
         // 15° back, vertical; trusted only as the bounce allows, about 55°.
         func tiltAfterRun(_ tunables: EngineTunables) -> Tilt {
             var e = OrientationEngine(tunables: tunables)
-            for t in stride(from: Int64(0), to: 30_000, by: 10) {
-                let time = Double(t)
-                e.feedGyroscope(GyroscopeSample(timeMs: t, x: 6 * .pi / 180 + 0.002 * sin(time * 0.37),
-                                                y: 0.002 * cos(time * 0.53), z: 0))
-                e.feed(poseSample(t: t, phi: 0, theta: 0, g: 9.81 * (t / 10 % 2 == 0 ? 0.2 : 2.5)))
+            feedTurningAboutX(&e, to: 30_000, xRate: { _ in 6 * .pi / 180 }) { t in
+                poseSample(t: t, phi: 0, theta: 0, g: 9.81 * (t / 10 % 2 == 0 ? 0.2 : 2.5))
             }
             return e.tilt
         }
@@ -266,7 +264,7 @@ struct GyroscopeTests {
         var seen: Set<Tilt> = []
         for t in stride(from: Int64(0), to: 12_000, by: 100) {
             let time = Double(t)
-            let rate = (theta(time + 5) - theta(time - 5)) / 10 * 1000 * .pi / 180
+            let rate = rateOf(theta, at: time)
             e.feedGyroscope(GyroscopeSample(timeMs: t, x: rate + 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: 0))
             let g = 9.81 * (t < 2000 ? 1 : 1.1 + 0.9 * sin(time * 0.9))
             e.feed(poseSample(t: t, phi: 0, theta: reading(time), g: g))
@@ -379,7 +377,7 @@ struct GyroscopeTests {
         for t in stride(from: Int64(0), to: 6000, by: 10) {
             let time = Double(t)
             if let every = gyroEveryMs, t % every == 0 {
-                let rate = (phi(time + 5) - phi(time - 5)) / 10 * 1000 * .pi / 180
+                let rate = rateOf(phi, at: time)
                 e.feedGyroscope(GyroscopeSample(timeMs: t, x: 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: rate))
             }
             let g = 9.81 * (t < 1000 ? 1 : t / 10 % 2 == 0 ? 0.6 : 1.4)
