@@ -6,23 +6,27 @@
 /// slowly on its way somewhere, is no longer taken for one held still, which is where an
 /// accelerometer alone flickers (the figure-eight recordings).
 ///
-/// An up vector is also kept that the gyroscope turns (a world-fixed vector seen in the
-/// device frame turns as du/dt = −ω × u) and that is pulled toward the accelerometer's
-/// reading over `FusionCorrectionMs` (the less the more disturbed the reading), with the
-/// gyroscope's bias learned while the accelerometer shows the device at rest
-/// (`GyroBiasLearnMs`). Where the gyroscope is read at least every `GyroIntegrateMaxMs`,
-/// the stride rule reads it: through a run or a swing it is the device's real attitude,
-/// where the accelerometer's average is the arm's pull. The rest and calm rules still
-/// read the accelerometer's estimate. Measured: read by them too, the orientation
-/// followed the real turns of a swinging arm, which last less than the second that
-/// makes a change (flicker 13 to 79 on the dev set; docs/engine.md).
+/// An attitude is also kept: an up vector that the gyroscope turns (a world-fixed vector
+/// seen in the device frame turns as du/dt = −ω × u) and that is pulled toward the
+/// accelerometer's reading over `FusionCorrectionMs`, the less the more linear
+/// acceleration there has been in the last `FusionTrustDecayMs` but never slower than
+/// `FusionSlowestMs`, with the gyroscope's bias learned at rests it agrees with
+/// (`GyroBiasLearnMs`, `GyroBiasRateDegS`). Where the gyroscope is read at least every
+/// `GyroIntegrateMaxMs`, tilt follows the attitude and the stride rule reads it averaged
+/// over `AttitudeStrideFilterMs`: through a run or a swing it is the device's real
+/// attitude, where the accelerometer's average is the arm's pull. Read more rarely, tilt
+/// follows it only while its readings change smoothly (`GyroSmoothRatio`). The rest and
+/// calm rules still read the accelerometer's estimate: read by them too, the orientation
+/// followed the real turns of a swinging arm, which last less than the second that makes
+/// a change (flicker 12 to 124 on the dev set; BENCHMARKS.md).
 ///
 /// The same vector checks the gyroscope. The accelerometer alone decides
 /// (``AccelerometerGravity``, which this wraps and feeds with every reading) while there
 /// is no gyroscope, while it has fallen silent for `GyroTimeoutMs`, and for good once it
 /// is found wrong: stuck (the same reading for `GyroStuckMs`), or disagreeing with the
-/// accelerometer (the vector arriving at three rests in a row, or staying with calm
-/// readings for `GyroDisagreeMs`, more than `GyroDisagreeDeg` from gravity: a unit error
+/// accelerometer (the vector arriving at three rests in a row that the gyroscope too sees
+/// still, or staying with calm readings for an unbroken `GyroDisagreeMs`, more than
+/// `GyroDisagreeDeg` from gravity: a unit error
 /// of 57×, degrees reported as radians, a wrong scale, or another device's gyroscope).
 /// Readings that are not finite, beyond `GyroMaxRateDegS` (saturated) or out of time
 /// order are ignored; each kind of trouble is said once (``takeWarning()``).
@@ -218,15 +222,12 @@ struct FusedGravity: GravityEstimator {
                 }
             }
         }
-        do {
-            // Pulled toward the reading, the less the more linear acceleration there has
-            // been lately: its direction is no evidence against the gyroscope (a turn puts
-            // readings ahead of any average), its length is.
-            // (Never less than FusionSlowestMs allows.)
-            let d = acceleration.level(at: t)
-            let k = (correctionMs > 0 ? 1 - EngineMath.expNeg(dt / correctionMs) : 1) * max(leastTrust, 1 / (1 + d * d))
-            up = (up + (reading - up) * k).unit
-        }
+        // Pulled toward the reading, the less the more linear acceleration there has been
+        // lately (never less than FusionSlowestMs allows): its direction is no evidence
+        // against the gyroscope (a turn puts readings ahead of any average), its length is.
+        let d = acceleration.level(at: t)
+        let k = (correctionMs > 0 ? 1 - EngineMath.expNeg(dt / correctionMs) : 1) * max(leastTrust, 1 / (1 + d * d))
+        up = (up + (reading - up) * k).unit
         // Disagreement: the accelerometer calm, the fused up vector far from its reading.
         if e.lastDisturbance <= 1 && !up.within(cosine: cosDisagree, of: reading) {
             disagreeingMs += dt
