@@ -8,7 +8,9 @@
 /// - **Disturbance** of each reading, in multiples of calm: the larger of its angle from
 ///   the estimate (`CalmAngleDeg`: sideways forces that turn the apparent gravity, and the
 ///   lag of a turn in progress) and its length's error (`AccelerationGateG`: a bounce, a
-///   swing's pull). Its recent peak decays over `DisturbanceDecayMs`.
+///   swing's pull). Its recent peak decays over `DisturbanceDecayMs`. The same with the
+///   angle measured within the screen's plane only is published for a gyroscope-fused
+///   estimate (``GravityEstimate/inPlaneDisturbance``).
 /// - **Rest** (``Rest``) and the sensor's 1 g (``GravityMagnitude``). When a rest at 1 g is
 ///   first seen, its mean replaces the filtered direction: the filters only stand in for
 ///   it while the device moves.
@@ -104,10 +106,13 @@ struct AccelerometerGravity: GravityEstimator {
         let turned = (a * (1 / m) - estimate.up).length
         let gain = filter.gain(dtMs: dt)
         let lagScale = dt > 0 && filter.timeConstantMs > 0 ? min(1, filter.timeConstantMs * gain / dt) : 1
-        let d = max(turned * lagScale / calmChord, abs(error) / accelerationGate)
+        let lengthDisturbance = abs(error) / accelerationGate
+        let d = max(turned * lagScale / calmChord, lengthDisturbance)
         estimate.disturbance.observe(d, at: t)
         estimate.lastDisturbance = d
         estimate.lengthError = abs(error)
+        let planeTurned = Self.inPlaneChord(a, estimate.up)
+        estimate.inPlaneDisturbance = max(planeTurned * lagScale / calmChord, lengthDisturbance)
 
         let deviation = error / tolerance
         filter.update(a, dtMs: dt, weight: 1 / (1 + deviation * deviation))
@@ -132,6 +137,15 @@ struct AccelerometerGravity: GravityEstimator {
         estimate.gravityConfirmed = magnitude.confirmedMs > 0
         estimate.strideLength = strideFilter.value.length / (estimate.gravityConfirmed ? g : standardGravity)
         return true
+    }
+
+    /// The distance between the unit directions of `a` and `b` within the screen's plane
+    /// (x, y): 2·sin(Δφ/2); 2 (the most) when either has no part in the plane.
+    static func inPlaneChord(_ a: Vector3, _ b: Vector3) -> Double {
+        let la = (a.x * a.x + a.y * a.y).squareRoot(), lb = (b.x * b.x + b.y * b.y).squareRoot()
+        guard la > 0, lb > 0 else { return 2 }
+        let cosine = (a.x * b.x + a.y * b.y) / (la * lb)
+        return max(0, 2 - 2 * cosine).squareRoot()
     }
 
     private mutating func publishRest() {

@@ -5,6 +5,10 @@
 /// same decay as every disturbance): a phone waved through an orientation, or turned
 /// slowly on its way somewhere, is no longer taken for one held still, which is where an
 /// accelerometer alone flickers (the figure-eight recordings).
+/// Read often enough to follow a turn (`GyroIntegrateMaxMs`), the gyroscope alone says
+/// whether the device turns, and of the accelerometer's disturbance calm counts only what
+/// moves φ (``GravityEstimate/inPlaneDisturbance``): a hand's wobble of the elevation
+/// after a turn, or a push along the screen normal, no longer holds the turn back.
 ///
 /// An attitude is also kept: an up vector that the gyroscope turns (a world-fixed vector
 /// seen in the device frame turns as du/dt = −ω × u) and that is pulled toward the
@@ -73,6 +77,9 @@ struct FusedGravity: GravityEstimator {
     private var atRest = false
     private let biasRate: Double
     private var rotation: DecayingPeak
+    /// The same with the accelerometer's part measured within the screen's plane: what
+    /// calm reads while the gyroscope is integrated (see `observe`).
+    private var inPlane: DecayingPeak
     /// Recent linear acceleration (the readings' length error in multiples of
     /// `AccelerationGateG`), as a peak decaying over `FusionTrustDecayMs`: how little the
     /// accelerometer is trusted to correct the up vector.
@@ -108,6 +115,7 @@ struct FusedGravity: GravityEstimator {
         smoothWindowMs = t.gyroSmoothWindowMs
         biasRate = t.gyroBiasRateDegS * EngineMath.radiansPerDegree
         rotation = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
+        inPlane = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
         acceleration = DecayingPeak(timeConstantMs: t.fusionTrustDecayMs)
         accelerationGate = t.accelerationGateG
         leastTrust = t.fusionSlowestMs > 0 ? min(1, t.fusionCorrectionMs / t.fusionSlowestMs) : 0
@@ -176,6 +184,7 @@ struct FusedGravity: GravityEstimator {
         }
         lastRotation = rate.length / calmRate
         rotation.observe(lastRotation, at: t)
+        inPlane.observe(lastRotation, at: t)
     }
 
     /// Whether the gyroscope's readings change smoothly enough to be integrated: the mean
@@ -243,6 +252,7 @@ struct FusedGravity: GravityEstimator {
         // Calm: neither turning nor disturbed (the accelerometer's own measure: a swing's
         // pull, a stride, a knock), one peak that decays.
         rotation.observe(e.lastDisturbance, at: t)
+        inPlane.observe(e.inPlaneDisturbance, at: t)
         // Where the gyroscope is read often enough to integrate (GyroIntegrateMaxMs), its
         // up vector is what tilt follows and, averaged over AttitudeStrideFilterMs (a
         // running hand rolls the phone with every step), what the stride rule reads:
@@ -263,8 +273,19 @@ struct FusedGravity: GravityEstimator {
             e.tiltUp = up
             e.isAttitude = true
         }
-        e.disturbance = rotation
-        e.lastDisturbance = max(lastRotation, e.lastDisturbance)
+        // Read often enough to follow a turn, the gyroscope says whether the device turns;
+        // of the accelerometer's disturbance, calm then needs only what moves φ (a shake
+        // along the screen normal, or a wobble of the elevation, leaves the orientation
+        // alone: a phone set into a pose by hand is still wobbling when it is there).
+        // Read more rarely, a turn can fall between its readings, and the accelerometer's
+        // whole angle still counts.
+        if integrates {
+            e.disturbance = inPlane
+            e.lastDisturbance = max(lastRotation, e.inPlaneDisturbance)
+        } else {
+            e.disturbance = rotation
+            e.lastDisturbance = max(lastRotation, e.lastDisturbance)
+        }
         fusedEstimate = e
         return true
     }

@@ -28,6 +28,12 @@ struct GravityEstimate: Sendable {
     var disturbance = DecayingPeak(timeConstantMs: 0)
     /// The last reading's own disturbance (held, a reading stands for itself).
     var lastDisturbance = 0.0
+    /// The part of the last reading's disturbance that can move φ: the turn of its
+    /// direction *within the screen's plane* from the estimate's, and its length's error,
+    /// in multiples of calm. A push along the screen normal, or a hand's wobble about the
+    /// screen's horizontal axis, changes the elevation, not the orientation. With a
+    /// gyroscope to tell whether the device turns, this is what calm needs (`FusedGravity`).
+    var inPlaneDisturbance = 0.0
     /// How far the last reading's length was from the sensor's 1 g, as a fraction of it:
     /// linear acceleration alone, whatever the direction.
     var lengthError = 0.0

@@ -62,6 +62,17 @@ struct EnginePartsTests {
         #expect(r.readings == 1 && r.sinceMs == 55)
     }
 
+    @Test("the in-plane measure sees a turn of φ and nothing of the elevation or the length")
+    func inPlaneChord() {
+        let upright = Vector3(x: 0, y: -9.81, z: 0)
+        // Pushed along the screen normal, and longer: φ is unchanged.
+        #expect(AccelerometerGravity.inPlaneChord(Vector3(x: 0, y: -12, z: 6), upright) < 1e-12)
+        // φ turned by 90°: the chord between unit vectors 90° apart, √2.
+        #expect(abs(AccelerometerGravity.inPlaneChord(Vector3(x: -3, y: 0, z: 5), upright) - 2.0.squareRoot()) < 1e-12)
+        // Flat: no direction in the plane, the most disturbed there is.
+        #expect(AccelerometerGravity.inPlaneChord(Vector3(x: 0, y: 0, z: 9.81), upright) == 2)
+    }
+
     @Test("a candidate counts the readings that propose it and starts over on another")
     func candidate() {
         var c = Candidate<Orientation>()
@@ -94,7 +105,7 @@ struct CalmElevationTests {
         return e.orientation
     }
 
-    @Test("leaned back 62°, a wobbling hand's turn is not decided; held still it is")
+    @Test("leaned back past CalmElevationDeg, a wobbling hand's turn is not decided; held still it is")
     func onlyRestDecidesNearFlat() {
         let elevation = EngineTunables.default.calmElevationDeg + 2
         #expect(turned(elevation: elevation, tremor: 7) == .normal)

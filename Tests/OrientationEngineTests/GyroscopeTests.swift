@@ -84,6 +84,38 @@ struct GyroscopeTests {
         #expect(r.seen == [.normal, .leftUp], "\(r.seen)")
     }
 
+    /// Normal for 1 s, turned to left-up in 0.4 s (the gyroscope, unless `gyro` is false,
+    /// sees the turn), then held there while pushed to and fro along the screen normal
+    /// (±0.3 g at 4 Hz for 3 s: the readings' elevation wobbles by ±17°, φ stays) at
+    /// 100 Hz. When left-up was reported, if it was.
+    func leftUpWhilePushedAlongTheNormal(gyro: Bool) -> Int64? {
+        var e = OrientationEngine()
+        let phi: (Double) -> Double = { t in t < 1000 ? 0 : t < 1400 ? -90 * (t - 1000) / 400 : -90 }
+        for t in stride(from: Int64(0), to: 4400, by: 10) {
+            let time = Double(t)
+            if gyro {
+                e.feedGyroscope(GyroscopeSample(timeMs: t, x: 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53),
+                                                z: rateOf(phi, at: time)))
+            }
+            var s = poseSample(t: t, phi: phi(time), theta: 0)
+            if t >= 1400 { s.z += 0.4 * 9.81 * sin(2 * .pi * 5 * (time - 1400) / 1000) }
+            e.feed(s)
+            if e.orientation == .leftUp { return t }
+        }
+        return nil
+    }
+
+    @Test("with a gyroscope, a push along the screen normal after a turn does not hold the turn back; alone, it does")
+    func pushAlongTheNormalIsNoTurn() throws {
+        // The gyroscope sees that the device no longer turns, and the pushes leave φ alone.
+        let fused = try #require(leftUpWhilePushedAlongTheNormal(gyro: true))
+        #expect(fused <= 1400 + 300, "with the gyroscope: \(fused) ms")
+        // The accelerometer alone cannot tell the wobble of its readings from a turn: it
+        // waits for the stride rule (or the end of the pushes).
+        let alone = leftUpWhilePushedAlongTheNormal(gyro: false) ?? .max
+        #expect(alone >= 1400 + 1000, "accelerometer alone: \(alone) ms")
+    }
+
     /// A device held upright and still for 5 s, then bounced for 4 s (readings along
     /// gravity, alternately 2 g and 0.2 g: never calm, never at rest) without turning, at
     /// 100 Hz, with a gyroscope whose bias is `biasDegS` about the x axis (which would
