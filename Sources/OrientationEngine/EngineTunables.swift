@@ -143,6 +143,16 @@ public struct EngineTunables: Sendable, Equatable {
     /// `OrientationSettleMs`: how long a proposal must stand before calm commits it.
     public var orientationSettleMs: Double = 100
 
+    /// `EdgeDeg`, `EdgeSettleMs`: a proposal less than `EdgeDeg` past the leave angle
+    /// (45° + `OrientationHysteresisDeg` from the current orientation's centre) must stand
+    /// `EdgeSettleMs`, at rest or calm, before it is committed. A person who means a turn
+    /// holds the device near the new orientation; a reading only just past the leave angle
+    /// is most often the end of a movement: a swing's turning point, the arm's pull in a
+    /// run, a hand's roll at the ear, which last a fraction of a second. 7° is a hand's
+    /// tremor (2.5–4.5°) with room for noise. 0 turns the rule off.
+    public var edgeDeg: Double = 7
+    public var edgeSettleMs: Double = 250
+
     /// `StrideMs`: how long the stride estimate must propose another orientation before it
     /// is committed: under sustained linear acceleration (a run), which never lets the
     /// device be calm, this is the only evidence. 0 turns the rule off.
@@ -277,6 +287,10 @@ public struct EngineTunables: Sendable, Equatable {
               summary: "how far past the 45 degree boundary gravity must go before another orientation is proposed"),
         Entry(key: "OrientationSettleMs", path: \.orientationSettleMs, unit: "ms", min: 0, max: 60_000,
               summary: "how long a proposal must stand before calm commits it"),
+        Entry(key: "EdgeDeg", path: \.edgeDeg, unit: "degrees", min: 0, max: 90,
+              summary: "a proposal less than this past the leave angle must stand EdgeSettleMs before it is committed (0: off)"),
+        Entry(key: "EdgeSettleMs", path: \.edgeSettleMs, unit: "ms", min: 0, max: 60_000,
+              summary: "how long a proposal only just past the leave angle (EdgeDeg) must stand, at rest or calm"),
         Entry(key: "StrideMs", path: \.strideMs, unit: "ms", min: 0, max: 60_000,
               summary: "how long the stride estimate must propose another orientation before it is committed (0: off)"),
         Entry(key: "MaxElevationDeg", path: \.maxElevationDeg, unit: "degrees", min: 1, max: 90,

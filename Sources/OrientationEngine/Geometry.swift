@@ -43,6 +43,9 @@ struct Geometry: Sendable {
     private let sinMaxElevation: Double
     private let sinMinElevation: Double
     private let cosLeave: Double
+    /// The cosine of the leave angle plus `EdgeDeg`: nearer the current centre than this,
+    /// a proposal is at the edge.
+    private let cosEdge: Double
     /// For each tilt boundary (−70, −20, 20, 70): the sine of the plain threshold, and
     /// of the threshold moved `TiltHysteresisDeg` down and up.
     private let tiltEdges: [(plain: Double, below: Double, above: Double)]
@@ -54,6 +57,7 @@ struct Geometry: Sendable {
         sinMaxElevation = EngineMath.sinDegrees(t.maxElevationDeg)
         sinMinElevation = EngineMath.sinDegrees(t.minElevationDeg)
         cosLeave = EngineMath.cosDegrees(leaveAngleDeg)
+        cosEdge = EngineMath.cosDegrees(min(180, leaveAngleDeg + t.edgeDeg))
         let h = t.tiltHysteresisDeg
         tiltEdges = [-70.0, -20, 20, 70].map { b in
             (EngineMath.sinDegrees(b), EngineMath.sinDegrees(b - h), EngineMath.sinDegrees(b + h))
@@ -77,6 +81,12 @@ struct Geometry: Sendable {
             return Self.nearest(p)
         }
         return current
+    }
+
+    /// Whether a pose is less than `EdgeDeg` past the leave angle from `current`'s centre
+    /// (never with no current orientation).
+    func atEdge(_ p: Pose, leaving current: Orientation) -> Bool {
+        current != .undefined && Self.towardCentre(p, of: current) > cosEdge * p.plane
     }
 
     /// The in-plane part of a pose along an orientation's centre: cos(φ − centre) times

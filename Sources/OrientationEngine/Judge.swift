@@ -34,6 +34,10 @@ import OrientationAPI
 ///   pendulum, and the arm's pull does not cancel (in a recording it averaged 2 g, 60°
 ///   from gravity).
 ///
+/// A proposal less than `EdgeDeg` past the leave angle must stand `EdgeSettleMs` for rest
+/// and calm alike: a device only just past the boundary is most often at the end of a
+/// movement (a swing's turning point, a running arm's pull), not held there.
+///
 /// Calm and stride commit only below `CalmElevationDeg` (near flat, φ is ill-conditioned
 /// and a hand's wobble swings it across a boundary); a rest up to `MaxElevationDeg`.
 ///
@@ -79,6 +83,7 @@ struct Judge: Sendable {
 
     let geometry: Geometry
     private let settleMs: Double
+    private let edgeSettleMs: Double
     private let flatExitMs: Double
     private let restMs: Double
     private let confirmReadings: Int
@@ -104,6 +109,7 @@ struct Judge: Sendable {
     init(tunables t: EngineTunables) {
         geometry = Geometry(tunables: t)
         settleMs = t.orientationSettleMs
+        edgeSettleMs = t.edgeDeg > 0 ? t.edgeSettleMs : 0
         flatExitMs = t.flatExitMs
         restMs = t.restMs
         confirmReadings = Int(t.confirmReadings.rounded(.up))
@@ -170,6 +176,11 @@ struct Judge: Sendable {
         return nil
     }
 
+    /// Whether a pose argues for leaving the current orientation only just (`EdgeDeg`).
+    private func atEdge(_ a: Geometry.Pose) -> Bool {
+        edgeSettleMs > 0 && geometry.atEdge(a, leaving: orientation)
+    }
+
     /// When the disturbance is at or below `limit` times calm for good (the last reading
     /// itself too: held, it stands for itself); +∞ if that reading is not.
     private func calm(_ e: GravityEstimate, limit: Double) -> Double {
@@ -194,7 +205,10 @@ struct Judge: Sendable {
         if let restDue {
             let a = geometry.pose(e.restUp)
             if let p = geometry.proposal(a, current: self.orientation), p != self.orientation {
-                orientation(restDue, p, .rest, needMs: e.restSinceMs + restMs, readings: e.restReadings)
+                // At the edge, a rest too must last EdgeSettleMs: a swing's turning point is
+                // still for a moment.
+                let need = e.restSinceMs + (atEdge(a) ? max(restMs, edgeSettleMs) : restMs)
+                orientation(due(need, readings: e.restReadings, e), p, .rest, needMs: need, readings: e.restReadings)
             }
             // Tilt is no race: a rest must also have lasted TiltSettleMs (a stride tips a
             // phone in a pocket, and near the top of the tip it is still for a moment).
@@ -204,7 +218,8 @@ struct Judge: Sendable {
             }
         }
         if let c = candidate.value {
-            let need = max(candidate.sinceMs + settleMs, calm(e, limit: 1), freeSinceMs + flatExitMs)
+            let settle = atEdge(geometry.pose(e.up)) ? max(settleMs, edgeSettleMs) : settleMs
+            let need = max(candidate.sinceMs + settle, calm(e, limit: 1), freeSinceMs + flatExitMs)
             orientation(due(need, readings: candidate.readings, e), c, .calm, needMs: need, readings: candidate.readings)
         }
         if let c = strideCandidate.value {

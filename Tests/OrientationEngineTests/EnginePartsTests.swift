@@ -114,3 +114,58 @@ struct CalmElevationTests {
         #expect(turned(elevation: EngineTunables.default.calmElevationDeg - 15, tremor: 7) == .rightUp)
     }
 }
+
+/// A proposal only just past the leave angle must stand `EdgeSettleMs`.
+@Suite("Edge of the leave angle")
+struct EdgeTests {
+    /// Upright in normal for 1 s, turned in 200 ms to φ = `phi`, held there still for
+    /// `holdMs` (its elevation wobbling by ±`wobble`° from reading to reading: calm, but
+    /// no rest, once that exceeds RestAngleDeg), turned back in 200 ms and held for 1 s, at
+    /// 50 Hz: the orientations reported, and when right-up was first.
+    func hold(phi: Double, holdMs: Int64, wobble: Double = 0,
+              tunables: EngineTunables = .default) -> (seen: [Orientation], rightUpAt: Int64?) {
+        var e = OrientationEngine(tunables: tunables)
+        var seen: [Orientation] = []
+        var rightUpAt: Int64?
+        let arrive: Int64 = 1200, leave = arrive + holdMs
+        func angle(_ t: Int64) -> Double {
+            switch t {
+            case ..<1000: 0
+            case ..<arrive: phi * Double(t - 1000) / 200
+            case ..<leave: phi
+            case ..<(leave + 200): phi * Double(leave + 200 - t) / 200
+            default: 0
+            }
+        }
+        var t: Int64 = 0
+        while t < leave + 1200 {
+            let theta = t >= arrive && t < leave ? (t / 20 % 2 == 0 ? wobble : -wobble) : 0
+            e.feed(poseSample(t: t, phi: angle(t), theta: theta))
+            if seen.last != e.orientation { seen.append(e.orientation) }
+            if e.orientation == .rightUp && rightUpAt == nil { rightUpAt = t }
+            t += 20
+        }
+        return (seen, rightUpAt)
+    }
+
+    @Test("a hand held for a moment only just past the leave angle is no turn; held longer, or deeper, it is")
+    func edgeNeedsLonger() throws {
+        let leave = 45 + EngineTunables.default.orientationHysteresisDeg
+        // 2° past the leave angle for 200 ms: a rest, but at the edge.
+        #expect(hold(phi: leave + 2, holdMs: 200).seen == [.normal], "\(hold(phi: leave + 2, holdMs: 200).seen)")
+        // Without the rule, the same moment is committed.
+        var off = EngineTunables.default
+        off.edgeDeg = 0
+        #expect(hold(phi: leave + 2, holdMs: 200, tunables: off).seen.contains(.rightUp))
+        // The same for calm: a hand wobbling there, never at rest.
+        #expect(hold(phi: leave + 2, holdMs: 300, wobble: 6).seen == [.normal])
+        #expect(hold(phi: leave + 2, holdMs: 300, wobble: 6, tunables: off).seen.contains(.rightUp))
+        // Held there for 500 ms, it is a turn, decided once it has stood EdgeSettleMs.
+        let held = hold(phi: leave + 2, holdMs: 500)
+        let at = try #require(held.rightUpAt)
+        #expect(at >= 1200 + Int64(EngineTunables.default.edgeSettleMs) - 50 && at <= 1200 + 400, "\(at)")
+        // Deeper than EdgeDeg past it, a rest decides at once.
+        let deep = try #require(hold(phi: 80, holdMs: 200).rightUpAt)
+        #expect(deep <= 1200 + 150, "\(deep)")
+    }
+}
