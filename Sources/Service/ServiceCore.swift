@@ -71,7 +71,7 @@ public final class ServiceCore {
         state.sensorName = sensor?.identity.name ?? ""
         state.sensorBackend = sensor?.identity.backend.rawValue ?? ""
         state.sensorDevice = sensor?.identity.device ?? ""
-        state.gyroscopeName = engine.gyroscopeRejected ? "" : sensor?.gyroscopeName ?? ""
+        state.gyroscopeName = gyroscopeName
     }
 
     public func client(_ id: UInt64) -> ClientRecord? { clients[id] }
@@ -306,11 +306,19 @@ public final class ServiceCore {
 
     /// What the engine said of the gyroscope since: its one-line warnings, and a new
     /// GyroscopeName when it gave the gyroscope up (or a fresh engine took it back).
+    /// (Called at every sample: it compares the one name rather than copying and
+    /// comparing the whole manager state, a third of a poll tick's own work.)
     private func gyroscopeNews() -> [Emission] {
         var out: [Emission] = []
         while let warning = engine.gyroscopeWarning { out.append(.warning("\(sensor?.name ?? "sensor"): \(warning)")) }
-        return out + update(refreshSensorProperties)
+        let name = gyroscopeName
+        guard name != manager.gyroscopeName else { return out }
+        return out + update { $0.gyroscopeName = name }
     }
+
+    /// The gyroscope fused with the accelerometer: the sensor's while it has one and the
+    /// engine has not given it up.
+    private var gyroscopeName: String { engine.gyroscopeRejected ? "" : sensor?.gyroscopeName ?? "" }
 
     /// The sensor's freshest sample, unless samples are held back.
     private func currentSample() -> Sample? { samplesHeld() ? nil : sensor?.currentSample() }
