@@ -49,6 +49,7 @@ struct AccelerometerGravity: GravityEstimator {
         strideFilter = LowPass(timeConstantMs: t.strideFilterMs)
         rest = Rest(angleDeg: t.restAngleDeg, band: t.restBandG)
         estimate.disturbance = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
+        estimate.strideDisturbance = DecayingPeak(timeConstantMs: t.strideFilterMs)
     }
 
     var learnedGravity: Double? { magnitude.isConfirmed ? magnitude.value : nil }
@@ -109,6 +110,7 @@ struct AccelerometerGravity: GravityEstimator {
         let lengthDisturbance = abs(error) / accelerationGate
         let d = max(turned * lagScale / calmChord, lengthDisturbance)
         estimate.disturbance.observe(d, at: t)
+        estimate.strideDisturbance.observe(d, at: t)
         estimate.lastDisturbance = d
         estimate.lengthError = abs(error)
         let planeTurned = Self.inPlaneChord(a, estimate.up)

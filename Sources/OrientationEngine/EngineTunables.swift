@@ -185,7 +185,9 @@ public struct EngineTunables: Sendable, Equatable {
 
     /// `SparseReadingMs`: readings further apart than this are sparse (a 10 Hz poll): a
     /// stride's jolts fall between them, and a few that look calm prove no calm, so a
-    /// tilt that calm would commit waits until the stride estimate reads it too.
+    /// tilt that calm would commit waits until the stride estimate reads it too, or until
+    /// the readings have been calm for as long as that estimate averages
+    /// (`StrideFilterMs`: a walk with the phone held in front).
     public var sparseReadingMs: Double = 50
 
     /// `TiltDisturbanceLimit`: the disturbance (in multiples of calm) above which no tilt
@@ -306,7 +308,7 @@ public struct EngineTunables: Sendable, Equatable {
         Entry(key: "TiltSettleMs", path: \.tiltSettleMs, unit: "ms", min: 0, max: 60_000,
               summary: "how long a new tilt must be proposed before calm commits it"),
         Entry(key: "SparseReadingMs", path: \.sparseReadingMs, unit: "ms", min: 1, max: 10_000,
-              summary: "readings further apart are sparse: a tilt calm would commit waits for the stride estimate to agree"),
+              summary: "readings further apart are sparse: a tilt calm would commit waits for the stride estimate to agree or for StrideFilterMs of calm"),
         Entry(key: "TiltDisturbanceLimit", path: \.tiltDisturbanceLimit, unit: "times calm", min: 1, max: 1000,
               summary: "disturbance above which no tilt change is committed (a shake, not a stride)"),
         Entry(key: "MaxIntervalMs", path: \.maxIntervalMs, unit: "ms", min: 1, max: 60_000,

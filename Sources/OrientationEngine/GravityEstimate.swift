@@ -26,6 +26,9 @@ struct GravityEstimate: Sendable {
     /// Recent disturbance, in multiples of what counts as calm (1): linear acceleration
     /// and turning, as the largest recent value forgotten over `DisturbanceDecayMs`.
     var disturbance = DecayingPeak(timeConstantMs: 0)
+    /// The same forgotten over `StrideFilterMs` (the stride estimate's time): whether the
+    /// readings over which that estimate averages held a jolt.
+    var strideDisturbance = DecayingPeak(timeConstantMs: 0)
     /// The last reading's own disturbance (held, a reading stands for itself).
     var lastDisturbance = 0.0
     /// The part of the last reading's disturbance that can move φ: the turn of its

@@ -48,7 +48,8 @@ import OrientationAPI
 /// Tilt follows the same three rules: rest (lasting `TiltSettleMs` too), calm on the slower
 /// tilt estimate after `TiltSettleMs` with a looser limit (`TiltDisturbanceLimit` times
 /// calm: its averaging copes with small strides; from sparse readings, `SparseReadingMs`,
-/// only once the stride estimate agrees), and the stride estimate's elevation.
+/// only once the stride estimate agrees or the last `StrideFilterMs` were calm), and the
+/// stride estimate's elevation.
 struct Judge: Sendable {
     enum State: String, Sendable {
         case settled, proposing
@@ -231,13 +232,16 @@ struct Judge: Sendable {
         }
         // Read from the device's attitude (a gyroscope turns it), tilt needs no calm: a
         // swinging arm is never calm, and its tilt is known all the same. From sparse
-        // readings (SparseReadingMs), calm needs the stride estimate to agree: a stride's
-        // jolts fall between them, and a few calm-looking readings may be a pocket tipped
-        // for a moment.
+        // readings (SparseReadingMs), a stride's jolts fall between them, and a few
+        // calm-looking readings may be a pocket tipped for a moment: calm then needs the
+        // stride estimate to agree, or the disturbance to have been calm over the stride
+        // estimate's own time (a phone held in front on a walk: the readings were calm
+        // all along, and the stride estimate would only add its second of lag).
         let sparse = e.intervalMs > sparseReadingMs && !e.isAttitude
-        if let c = tiltCandidate.value, !sparse || strideTilt == nil || strideTilt == c {
+        if let c = tiltCandidate.value {
             let calmMs = e.isAttitude ? -Double.infinity : calm(e, limit: tiltDisturbanceLimit)
-            let need = max(tiltCandidate.sinceMs + tiltSettleMs, calmMs)
+            var need = max(tiltCandidate.sinceMs + tiltSettleMs, calmMs)
+            if sparse, let s = strideTilt, s != c { need = max(need, e.strideDisturbance.time(fallingTo: 1)) }
             tilt(due(need, readings: tiltCandidate.readings, e), c, .calm)
         }
         if d.orientation != nil || d.tilt != nil {

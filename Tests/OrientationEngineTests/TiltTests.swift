@@ -68,6 +68,36 @@ struct TiltTests {
         #expect(tiltsInAPocketAt10Hz(dense).contains(.tiltedUp))
     }
 
+    @Test("from sparse readings, calm all along commits a tilt without the stride estimate (a phone held in front on a walk)")
+    func calmWalkAt10HzIsFollowed() {
+        // 10 Hz, as the daemon polls: a walk with the phone held in front, 30° back, with a
+        // step's small bounce (±0.08 g: never a rest) and sway (±3°); then lowered to 10°
+        // over 300 ms and held so. Every reading is calm; the stride estimate (a second's
+        // average) crosses 18° only about a second later.
+        var e = OrientationEngine()
+        var t: Int64 = 0
+        var n = 0
+        func walk(theta: Double) {
+            let step = n % 5
+            e.feed(poseSample(t: t, phi: 0, theta: theta + [0, 3, 0, -3, 0][step], g: 9.81 * [1, 1.08, 1, 0.92, 1.04][step]))
+            t += 100
+            n += 1
+        }
+        while t < 3000 { walk(theta: 30) }
+        #expect(e.tilt == .tiltedUp)
+        let lower = t
+        while t < lower + 300 { walk(theta: 30 - 20 * Double(t - lower) / 300) }
+        let lowered = t
+        var reported: Int64?
+        while t < lowered + 2000 {
+            walk(theta: 10)
+            if reported == nil && e.tilt == .vertical { reported = t - lowered }
+        }
+        // TiltSettleMs after the tilt estimate passes 18°, a reading or two later.
+        #expect(reported.map { $0 <= 500 } == true, "vertical after \(String(describing: reported)) ms")
+        #expect(e.orientation == .normal)
+    }
+
     @Test("a runner who tilts the phone back sees the tilt (on the stride estimate)")
     func runnerTilts() {
         // 100 Hz; a bounce of ±0.6 g along gravity at 2.8 Hz (a jog: the device's |a| swings
