@@ -31,6 +31,8 @@ struct AccelerometerGravity: GravityEstimator {
     private var strideFilter: LowPass
     private var rest: Rest
     private var restReached = false
+    /// The mean of the recent intervals between readings (over about eight).
+    private var usualIntervalMs: Double?
     private(set) var estimate = GravityEstimate()
 
     init(tunables t: EngineTunables) {
@@ -87,8 +89,11 @@ struct AccelerometerGravity: GravityEstimator {
         let credit = min(dt, maxIntervalMs)
         estimate.intervalMs = dt
         estimate.lastReadingMs = max(estimate.lastReadingMs, t)
-        // Silent: half as long again as this sensor took to send (timestamps jitter).
-        estimate.silenceMs = min(maxIntervalMs, max(1, 1.5 * dt))
+        // Silent: half as long again as this sensor took to send, or as it usually takes
+        // (the mean of its recent intervals): a poll's timestamps jitter, and a reading
+        // that came early must not make the next, on time, look like silence.
+        if dt > 0 { usualIntervalMs = usualIntervalMs.map { $0 + (credit - $0) / 8 } ?? credit }
+        estimate.silenceMs = min(maxIntervalMs, max(1, 1.5 * max(dt, usualIntervalMs ?? dt)))
 
         rest.observe(a, length: m, at: t, creditMs: credit * 0.5)
         let restFor = t - rest.sinceMs

@@ -45,6 +45,30 @@ struct HeldReadingTests {
         #expect(orientationChanges(changes).map(\.1) == [.normal], "\(changes)")
     }
 
+    @Test("a 10 Hz poll whose times jitter ±30 %: a reading after a short interval is not silence when the next comes late")
+    func jitteredPollIsNoSilence() {
+        // Intervals of 70 and 130 ms in turn (a loaded machine's poll), the device upright;
+        // one reading in the wrong direction at 1 g comes after a 70 ms interval and the
+        // next, upright, 130 ms later. Half as long again as the last interval (105 ms)
+        // would take that for silence and decide on the lone reading; the sensor usually
+        // sends every 100 ms, so the next reading is waited for.
+        var samples: [Sample] = []
+        var t: Int64 = 0
+        for n in 0..<30 {
+            samples.append(poseSample(t: t, phi: 0, theta: 0))
+            t += n % 2 == 0 ? 70 : 130
+        }
+        // t follows a 130 ms interval here: the jump comes 70 ms after the last reading.
+        samples.append(poseSample(t: t - 60, phi: 90, theta: 0))
+        t += 70
+        for n in 0..<10 {
+            samples.append(poseSample(t: t, phi: 0, theta: 0))
+            t += n % 2 == 0 ? 130 : 70
+        }
+        let changes = run(samples)
+        #expect(orientationChanges(changes).map(\.1) == [.normal], "\(changes)")
+    }
+
     @Test("running at 10 Hz, one reading that jumped face-up does not change the tilt before the next reading")
     func loneReadingDoesNotTilt() {
         let jump = poseSample(t: 1100, phi: 0, theta: 90)
