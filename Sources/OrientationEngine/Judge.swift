@@ -202,8 +202,9 @@ struct Judge: Sendable {
             guard let when else { return }
             if when > t { d.wait(when) } else if d.tilt == nil { d.tilt = value; d.tiltRule = rule }
         }
-        let restDue = restMs > 0 && e.restIsGravity && e.restReadings > 0 ? due(e.restSinceMs + restMs, readings: e.restReadings, e) : nil
-        if let restDue {
+        // A rest at 1 g that is, or will be, complete: its mean is gravity.
+        let restCounts = restMs > 0 && e.restIsGravity && e.restReadings > 0 && due(e.restSinceMs + restMs, readings: e.restReadings, e) != nil
+        if restCounts {
             let a = geometry.pose(e.restUp)
             if let p = geometry.proposal(a, current: self.orientation), p != self.orientation {
                 // At the edge, a rest too must last EdgeSettleMs: a swing's turning point is
