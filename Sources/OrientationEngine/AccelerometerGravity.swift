@@ -8,7 +8,9 @@
 /// - **Disturbance** of each reading, in multiples of calm: the larger of its angle from
 ///   the estimate (`CalmAngleDeg`: sideways forces that turn the apparent gravity, and the
 ///   lag of a turn in progress) and its length's error (`AccelerationGateG`: a bounce, a
-///   swing's pull). Its recent peak decays over `DisturbanceDecayMs`. The same with the
+///   swing's pull). Its recent peak decays over `DisturbanceDecayMs`. How many of the
+///   recent readings were at 1 g (weighted as the filter weighs them, over
+///   `GravityShareMs`) is the estimate's support. The same with the
 ///   angle measured within the screen's plane only is published for a gyroscope-fused
 ///   estimate (``GravityEstimate/inPlaneDisturbance``).
 /// - **Rest** (``Rest``) and the sensor's 1 g (``GravityMagnitude``). When a rest at 1 g is
@@ -23,6 +25,7 @@ struct AccelerometerGravity: GravityEstimator {
     private let relearnMs: Double
     private let maxIntervalMs: Double
     private let standardGravity: Double
+    private let gravityShareMs: Double
 
     private var started = false
     private var magnitude: GravityMagnitude
@@ -45,6 +48,7 @@ struct AccelerometerGravity: GravityEstimator {
         relearnMs = t.relearnMs
         maxIntervalMs = t.maxIntervalMs
         standardGravity = t.standardGravity
+        gravityShareMs = t.gravityShareMs
         magnitude = GravityMagnitude(standardGravity: t.standardGravity)
         filter = LowPass(timeConstantMs: t.gravityFilterMs)
         tiltFilter = LowPass(timeConstantMs: t.tiltFilterMs)
@@ -122,7 +126,9 @@ struct AccelerometerGravity: GravityEstimator {
         estimate.inPlaneDisturbance = max(planeTurned * lagScale / calmChord, lengthDisturbance)
 
         let deviation = error / tolerance
-        filter.update(a, dtMs: dt, weight: 1 / (1 + deviation * deviation))
+        let weight = 1 / (1 + deviation * deviation)
+        estimate.gravityShare += (weight - estimate.gravityShare) * (1 - EngineMath.expNeg(credit / gravityShareMs))
+        filter.update(a, dtMs: dt, weight: weight)
         tiltFilter.update(filter.value, dtMs: dt)
         strideFilter.update(a, dtMs: dt)
         publishRest()

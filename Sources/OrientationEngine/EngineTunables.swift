@@ -29,7 +29,18 @@ public struct EngineTunables: Sendable, Equatable {
 
     /// `DisturbanceDecayMs`: how fast a disturbance is forgotten: one k times calm keeps
     /// the device from being calm for DisturbanceDecayMs times ln k after it.
-    public var disturbanceDecayMs: Double = 150
+    public var disturbanceDecayMs: Double = 125
+
+    /// `GravityShareMs`, `CalmGravityShare`: the share of the recent readings (over
+    /// `GravityShareMs`) that were at 1 g, each counted as the gravity filter weighs it
+    /// (`AccelerationToleranceG`), must be at least `CalmGravityShare` for calm to commit
+    /// an orientation. A run's strides leave a moment now and then in which the
+    /// disturbance has decayed and a reading or two happen to be near 1 g: the estimate
+    /// then rests on those few readings, in whichever direction the arm pulled, and nothing
+    /// would correct it for as long as the run lasts. A hand setting a device into a pose
+    /// shakes it, but most of its readings stay near 1 g. 0 turns the rule off.
+    public var gravityShareMs: Double = 500
+    public var calmGravityShare: Double = 0.5
 
     /// `TiltFilterMs`: time constant of the slower low-pass of the gravity estimate from
     /// which tilt is judged, over which the periodic forces of a stride average out.
@@ -238,6 +249,10 @@ public struct EngineTunables: Sendable, Equatable {
               summary: "length error (fraction of 1 g) of a reading that is as disturbed as calm allows"),
         Entry(key: "DisturbanceDecayMs", path: \.disturbanceDecayMs, unit: "ms", min: 0, max: 60_000,
               summary: "time constant over which a disturbance is forgotten (k times calm holds for this times ln k)"),
+        Entry(key: "GravityShareMs", path: \.gravityShareMs, unit: "ms", min: 1, max: 10_000,
+              summary: "time over which the share of readings at 1 g (CalmGravityShare) is measured"),
+        Entry(key: "CalmGravityShare", path: \.calmGravityShare, unit: "fraction", min: 0, max: 1,
+              summary: "the least share of recent readings at 1 g with which calm commits an orientation (0: off)"),
         Entry(key: "TiltFilterMs", path: \.tiltFilterMs, unit: "ms", min: 0, max: 10_000,
               summary: "time constant of the slower estimate that tilt is judged on"),
         Entry(key: "RestAngleDeg", path: \.restAngleDeg, unit: "degrees", min: 0.1, max: 90,

@@ -29,6 +29,10 @@ struct GravityEstimate: Sendable {
     /// The same forgotten over `StrideFilterMs` (the stride estimate's time): whether the
     /// readings over which that estimate averages held a jolt.
     var strideDisturbance = DecayingPeak(timeConstantMs: 0)
+    /// The share of the recent readings (over `GravityShareMs`) that were at 1 g, each
+    /// counted as the gravity filter weighs it: how much of what the estimate rests on is
+    /// gravity rather than a hand's pull (1: every reading; a run, about a third).
+    var gravityShare = 1.0
     /// The last reading's own disturbance (held, a reading stands for itself).
     var lastDisturbance = 0.0
     /// The part of the last reading's disturbance that can move φ: the turn of its

@@ -22,9 +22,11 @@ import OrientationAPI
 ///   holding still; a hand still moving never rests. This is what makes the engine fast.
 /// - **calm**: the proposal has stood `OrientationSettleMs` and the disturbance has fallen
 ///   to calm (it decays over `DisturbanceDecayMs` from its last peak, so the wait after a
-///   movement grows with its size). Under sustained linear acceleration (a run, a swing)
-///   the disturbance never falls: what the accelerometer reads then is the hand's pull
-///   as much as gravity, and holding on is right far more often than following it.
+///   movement grows with its size), with at least `CalmGravityShare` of the recent
+///   readings at 1 g. Under sustained linear acceleration (a run, a swing) the
+///   disturbance seldom falls, and when it does for a moment between strides, the few
+///   readings near 1 g are the arm's pull as much as gravity: holding on is right far
+///   more often than following it.
 /// - **stride**: under sustained linear acceleration a slow average of the readings
 ///   (`StrideFilterMs`), over which a run's forces cancel, has proposed the same
 ///   orientation for `StrideMs`: a turn made while running is followed a second or two
@@ -94,6 +96,7 @@ struct Judge: Sendable {
     private let strideMs: Double
     private let strideLengthTolerance: Double
     private let sinCalmElevation: Double
+    private let calmGravityShare: Double
 
     private(set) var orientation: Orientation = .undefined
     private(set) var tilt: Tilt = .undefined
@@ -120,6 +123,7 @@ struct Judge: Sendable {
         strideMs = t.strideMs
         strideLengthTolerance = t.accelerationToleranceG
         sinCalmElevation = EngineMath.sinDegrees(t.calmElevationDeg)
+        calmGravityShare = t.calmGravityShare
     }
 
     var state: State {
@@ -221,7 +225,9 @@ struct Judge: Sendable {
         }
         if let c = candidate.value {
             let settle = atEdge(geometry.pose(e.up)) ? max(settleMs, edgeSettleMs) : settleMs
-            let need = max(candidate.sinceMs + settle, calm(e, limit: 1), freeSinceMs + flatExitMs)
+            // Calm decides only from an estimate that rests on gravity (CalmGravityShare).
+            let supported = e.gravityShare >= calmGravityShare
+            let need = supported ? max(candidate.sinceMs + settle, calm(e, limit: 1), freeSinceMs + flatExitMs) : .infinity
             orientation(due(need, readings: candidate.readings, e), c, .calm, needMs: need, readings: candidate.readings)
         }
         if let c = strideCandidate.value {

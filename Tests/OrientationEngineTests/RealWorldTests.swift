@@ -343,3 +343,69 @@ struct StartedWhileJoggingTests {
         #expect(changes.allSatisfy { $0.1 == .normal || $0.1 == .rightUp }, "\(changes)")
     }
 }
+
+/// A run in the hand gives the accelerometer a moment of quiet now and then, between
+/// strides, in which the few readings near 1 g are the arm's pull as much as gravity.
+@Suite("Quiet moments in a run")
+struct RunQuietTests {
+    /// 100 Hz: held upright and still for 2 s; then `joltMs` of a stride's jolts (1.6–2.2 g,
+    /// swaying ±40° about the upright) and `quietMs` with the readings near 1 g pointing
+    /// 80° to the left (with a hand's tremor: never a rest), again and again for 10 s.
+    /// Returns the orientation changes.
+    func run(joltMs: Int64, quietMs: Int64, tunables: EngineTunables = .default) -> [Orientation] {
+        var e = OrientationEngine(tunables: tunables)
+        var seen: [Orientation] = []
+        var t: Int64 = 0
+        while t < 12_000 {
+            let sample: Sample
+            let cycle = (t - 2000) % (joltMs + quietMs)
+            if t < 2000 {
+                sample = poseSample(t: t, phi: 0, theta: 10)
+            } else if cycle < joltMs {
+                let k = Double(cycle) / Double(joltMs)
+                sample = poseSample(t: t, phi: -30 + 40 * sin(2 * .pi * k), theta: 10, g: 9.81 * (1.9 + 0.3 * sin(4 * .pi * k)))
+            } else {
+                let n = Int(t / 10) % 4
+                sample = poseSample(t: t, phi: -80 + [0, 7, 0, -7][n], theta: 10 + [0, 4, 0, -4][n], g: 9.81 * [1, 1.05, 1, 0.95][n])
+            }
+            if e.feed(sample), seen.last != e.orientation { seen.append(e.orientation) }
+            t += 10
+        }
+        return seen
+    }
+
+    @Test("calm needs most recent readings at 1 g: a run's short quiet moments decide nothing")
+    func quietMomentsOfARunDecideNothing() {
+        // 800 ms of jolts, 230 ms of quiet: calm for a moment, but less than half of the
+        // last half second's readings near 1 g.
+        #expect(run(joltMs: 800, quietMs: 230) == [.normal])
+        var off = EngineTunables.default
+        off.calmGravityShare = 0
+        #expect(run(joltMs: 800, quietMs: 230, tunables: off) == [.normal, .leftUp])
+    }
+
+    @Test("a turn ended with a short shake and held is still committed by calm")
+    func shakeThenHoldIsCommitted() {
+        // One 300 ms shake of ±0.2 g on the way, then held left-up with a tremor: most
+        // readings stay near 1 g, and calm commits within half a second.
+        var e = OrientationEngine()
+        var t: Int64 = 0
+        var committed: Int64?
+        while t < 5000 {
+            let sample: Sample
+            if t < 2000 {
+                sample = poseSample(t: t, phi: 0, theta: 10)
+            } else if t < 2300 {
+                let k = Double(t - 2000) / 300
+                sample = poseSample(t: t, phi: -80 * k, theta: 10, g: 9.81 * (1 + 0.2 * sin(6 * .pi * k)))
+            } else {
+                let n = Int(t / 10) % 4
+                sample = poseSample(t: t, phi: -80 + [0, 7, 0, -7][n], theta: 10 + [0, 4, 0, -4][n], g: 9.81 * [1, 1.05, 1, 0.95][n])
+            }
+            e.feed(sample)
+            if committed == nil && e.orientation == .leftUp { committed = t }
+            t += 10
+        }
+        #expect(committed.map { $0 - 2300 <= 500 } == true, "left-up at \(String(describing: committed))")
+    }
+}
