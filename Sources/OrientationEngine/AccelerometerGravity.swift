@@ -8,11 +8,11 @@
 /// - **Disturbance** of each reading, in multiples of calm: the larger of its angle from
 ///   the estimate (`CalmAngleDeg`: sideways forces that turn the apparent gravity, and the
 ///   lag of a turn in progress) and its length's error (`AccelerationGateG`: a bounce, a
-///   swing's pull). Its recent peak decays over `DisturbanceDecayMs`. How many of the
-///   recent readings were at 1 g (weighted as the filter weighs them, over
-///   `GravityShareMs`) is the estimate's support. The same with the
+///   swing's pull). Its recent peak decays over `DisturbanceDecayMs`. The same with the
 ///   angle measured within the screen's plane only is published for a gyroscope-fused
 ///   estimate (``GravityEstimate/inPlaneDisturbance``).
+/// - **Support**: the share of the recent readings (over `GravityShareMs`) that were at
+///   1 g, each counted as the filter weighs it (``GravityEstimate/gravityShare``).
 /// - **Rest** (``Rest``) and the sensor's 1 g (``GravityMagnitude``). When a rest at 1 g is
 ///   first seen, its mean replaces the filtered direction: the filters only stand in for
 ///   it while the device moves.
