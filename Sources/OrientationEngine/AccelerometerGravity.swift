@@ -56,6 +56,7 @@ struct AccelerometerGravity: GravityEstimator {
         rest = Rest(angleDeg: t.restAngleDeg, band: t.restBandG)
         estimate.disturbance = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
         estimate.strideDisturbance = DecayingPeak(timeConstantMs: t.strideFilterMs)
+        estimate.tiltDisturbance = DecayingPeak(timeConstantMs: t.tiltDisturbanceDecayMs)
     }
 
     var learnedGravity: Double? { magnitude.isConfirmed ? magnitude.value : nil }
@@ -120,6 +121,7 @@ struct AccelerometerGravity: GravityEstimator {
         let d = max(turned * lagScale / calmChord, lengthDisturbance)
         estimate.disturbance.observe(d, at: t)
         estimate.strideDisturbance.observe(d, at: t)
+        estimate.tiltDisturbance.observe(d, at: t)
         estimate.lastDisturbance = d
         estimate.lengthError = abs(error)
         let planeTurned = Self.inPlaneChord(a, estimate.up)

@@ -42,6 +42,12 @@ public struct EngineTunables: Sendable, Equatable {
     public var gravityShareMs: Double = 500
     public var calmGravityShare: Double = 0.5
 
+    /// `TiltDisturbanceDecayMs`: the same as `DisturbanceDecayMs`, for tilt's calm. Tilt
+    /// has no `CalmGravityShare` to guard it (with one, its accuracy fell), so it keeps the
+    /// longer memory that outlasts the quiet moments of a stride: at 125 ms a pocket's
+    /// tilt flickered in a run, and a running hand's tilt gained what the pockets lost.
+    public var tiltDisturbanceDecayMs: Double = 150
+
     /// `TiltFilterMs`: time constant of the slower low-pass of the gravity estimate from
     /// which tilt is judged, over which the periodic forces of a stride average out.
     public var tiltFilterMs: Double = 100
@@ -253,6 +259,8 @@ public struct EngineTunables: Sendable, Equatable {
               summary: "time over which the share of readings at 1 g (CalmGravityShare) is measured"),
         Entry(key: "CalmGravityShare", path: \.calmGravityShare, unit: "fraction", min: 0, max: 1,
               summary: "the least share of recent readings at 1 g with which calm commits an orientation (0: off)"),
+        Entry(key: "TiltDisturbanceDecayMs", path: \.tiltDisturbanceDecayMs, unit: "ms", min: 0, max: 60_000,
+              summary: "time constant over which a disturbance is forgotten for tilt's calm"),
         Entry(key: "TiltFilterMs", path: \.tiltFilterMs, unit: "ms", min: 0, max: 10_000,
               summary: "time constant of the slower estimate that tilt is judged on"),
         Entry(key: "RestAngleDeg", path: \.restAngleDeg, unit: "degrees", min: 0.1, max: 90,

@@ -77,6 +77,8 @@ struct FusedGravity: GravityEstimator {
     private var atRest = false
     private let biasRate: Double
     private var rotation: DecayingPeak
+    /// The same forgotten over `TiltDisturbanceDecayMs`, for tilt's calm.
+    private var tiltRotation: DecayingPeak
     /// The same with the accelerometer's part measured within the screen's plane: what
     /// calm reads while the gyroscope is integrated (see `observe`).
     private var inPlane: DecayingPeak
@@ -115,6 +117,7 @@ struct FusedGravity: GravityEstimator {
         smoothWindowMs = t.gyroSmoothWindowMs
         biasRate = t.gyroBiasRateDegS * EngineMath.radiansPerDegree
         rotation = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
+        tiltRotation = DecayingPeak(timeConstantMs: t.tiltDisturbanceDecayMs)
         inPlane = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
         acceleration = DecayingPeak(timeConstantMs: t.fusionTrustDecayMs)
         accelerationGate = t.accelerationGateG
@@ -184,6 +187,7 @@ struct FusedGravity: GravityEstimator {
         }
         lastRotation = rate.length / calmRate
         rotation.observe(lastRotation, at: t)
+        tiltRotation.observe(lastRotation, at: t)
         inPlane.observe(lastRotation, at: t)
     }
 
@@ -252,6 +256,7 @@ struct FusedGravity: GravityEstimator {
         // Calm: neither turning nor disturbed (the accelerometer's own measure: a swing's
         // pull, a stride, a knock), one peak that decays.
         rotation.observe(e.lastDisturbance, at: t)
+        tiltRotation.observe(e.lastDisturbance, at: t)
         inPlane.observe(e.inPlaneDisturbance, at: t)
         // Where the gyroscope is read often enough to integrate (GyroIntegrateMaxMs), its
         // up vector is what tilt follows and, averaged over AttitudeStrideFilterMs (a
@@ -284,6 +289,7 @@ struct FusedGravity: GravityEstimator {
             e.lastDisturbance = max(lastRotation, e.inPlaneDisturbance)
         } else {
             e.disturbance = rotation
+            e.tiltDisturbance = tiltRotation
             e.lastDisturbance = max(lastRotation, e.lastDisturbance)
         }
         fusedEstimate = e

@@ -29,6 +29,8 @@ struct GravityEstimate: Sendable {
     /// The same forgotten over `StrideFilterMs` (the stride estimate's time): whether the
     /// readings over which that estimate averages held a jolt.
     var strideDisturbance = DecayingPeak(timeConstantMs: 0)
+    /// The same forgotten over `TiltDisturbanceDecayMs`: what tilt's calm reads.
+    var tiltDisturbance = DecayingPeak(timeConstantMs: 0)
     /// The share of the recent readings (over `GravityShareMs`) that were at 1 g, each
     /// counted as the gravity filter weighs it: how much of what the estimate rests on is
     /// gravity rather than a hand's pull (1: every reading; a run, about a third).

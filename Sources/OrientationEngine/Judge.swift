@@ -186,10 +186,11 @@ struct Judge: Sendable {
         edgeSettleMs > 0 && geometry.atEdge(a, leaving: orientation)
     }
 
-    /// When the disturbance is at or below `limit` times calm for good (the last reading
-    /// itself too: held, it stands for itself); +∞ if that reading is not.
-    private func calm(_ e: GravityEstimate, limit: Double) -> Double {
-        e.lastDisturbance <= limit ? e.disturbance.time(fallingTo: limit) : .infinity
+    /// When the disturbance (`peak`, by default the estimate's) is at or below `limit`
+    /// times calm for good (the last reading itself too: held, it stands for itself); +∞
+    /// if that reading is not.
+    private func calm(_ e: GravityEstimate, limit: Double, peak: DecayingPeak? = nil) -> Double {
+        e.lastDisturbance <= limit ? (peak ?? e.disturbance).time(fallingTo: limit) : .infinity
     }
 
     /// The decision at time `t` (at or after the last reading), with no reading after it.
@@ -246,7 +247,7 @@ struct Judge: Sendable {
         // all along, and the stride estimate would only add its second of lag).
         let sparse = e.intervalMs > sparseReadingMs && !e.isAttitude
         if let c = tiltCandidate.value {
-            let calmMs = e.isAttitude ? -Double.infinity : calm(e, limit: tiltDisturbanceLimit)
+            let calmMs = e.isAttitude ? -Double.infinity : calm(e, limit: tiltDisturbanceLimit, peak: e.tiltDisturbance)
             var need = max(tiltCandidate.sinceMs + tiltSettleMs, calmMs)
             if sparse, let s = strideTilt, s != c { need = max(need, e.strideDisturbance.time(fallingTo: 1)) }
             tilt(due(need, readings: tiltCandidate.readings, e), c, .calm)

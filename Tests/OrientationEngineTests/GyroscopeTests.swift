@@ -331,6 +331,29 @@ struct GyroscopeTests {
         #expect(tiltsAt10Hz(jolts, reading: jolts, tunables: always).contains(.vertical))
     }
 
+    @Test("read at 10 Hz, a gyroscope that sees the device shaken holds tilt's calm")
+    func jerkyGyroscopeHoldsTiltCalm() {
+        // 10 Hz: upright, then 35° back with readings calm to the accelerometer (±6 % in
+        // length: never a rest) while the gyroscope reads ±400°/s at every other reading
+        // (a shake, not smooth enough to integrate): 4.4 times GyroCalmRateDegS, still
+        // beyond tilt's limit of 2 a reading later, as the gyroscope's peak is forgotten
+        // over TiltDisturbanceDecayMs. The tilt waits until the shaking stops (or the stride estimate, a second
+        // and a half after the lean, reads it).
+        var e = OrientationEngine()
+        var t: Int64 = 0
+        var tilted: Int64?
+        while t < 6000 {
+            let n = Int(t / 100)
+            let shaking = t >= 2000 && t < 3500
+            let rate = shaking && n % 2 == 0 ? (n % 4 == 0 ? 1 : -1) * 400 * Double.pi / 180 : 0.002 * Double(n % 3)
+            e.feedGyroscope(GyroscopeSample(timeMs: t, x: rate, y: 0.001 * Double(n % 2), z: 0))
+            e.feed(poseSample(t: t, phi: 0, theta: t < 2000 ? 0 : 35, g: 9.81 * [1.0, 1.06, 1.0, 0.94][n % 4]))
+            if tilted == nil && e.tilt == .tiltedUp { tilted = t }
+            t += 100
+        }
+        #expect(tilted.map { $0 >= 3500 } == true, "tilted-up at \(String(describing: tilted)) ms")
+    }
+
     @Test("a stuck gyroscope is given up with one warning, and the accelerometer decides alone")
     func stuckGyroscopeIsGivenUp() {
         var e = OrientationEngine()

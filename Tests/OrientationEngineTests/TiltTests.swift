@@ -98,6 +98,31 @@ struct TiltTests {
         #expect(e.orientation == .normal)
     }
 
+    @Test("tilt's calm forgets a jolt over TiltDisturbanceDecayMs, not DisturbanceDecayMs")
+    func tiltCalmHasItsOwnMemory() throws {
+        // 100 Hz: upright, then leaned back to 35° and held with a hand's unsteadiness
+        // (±6 % in length: never a rest), one jolt of 3 g 100 ms into the new tilt. With
+        // tilt's memory 300 ms and the orientation's 50 ms, the tilt waits 300·ln(8/2) ms
+        // after the jolt (8 times calm against tilt's limit of 2).
+        var tunables = EngineTunables.default
+        tunables.disturbanceDecayMs = 50
+        tunables.tiltDisturbanceDecayMs = 300
+        var e = OrientationEngine(tunables: tunables)
+        var t: Int64 = 0
+        var tilted: Int64?
+        while t < 4000 {
+            let wobble = [1.0, 1.06, 1.0, 0.94][Int(t / 10) % 4]
+            let sample = t < 2000 ? poseSample(t: t, phi: 0, theta: 0, g: 9.81 * wobble)
+                : t == 2100 ? poseSample(t: t, phi: 0, theta: 35, g: 9.81 * 3)
+                : poseSample(t: t, phi: 0, theta: 35, g: 9.81 * wobble)
+            e.feed(sample)
+            if tilted == nil && e.tilt == .tiltedUp { tilted = t }
+            t += 10
+        }
+        let at = try #require(tilted)
+        #expect(at >= 2100 + 400, "tilted-up at \(at) ms")
+    }
+
     @Test("a runner who tilts the phone back sees the tilt (on the stride estimate)")
     func runnerTilts() {
         // 100 Hz; a bounce of ±0.6 g along gravity at 2.8 Hz (a jog: the device's |a| swings
