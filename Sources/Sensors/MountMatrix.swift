@@ -69,12 +69,14 @@ extension MountMatrix {
     }
 }
 
-/// Text from a device made safe for one log line (control characters escaped, length
-/// bounded).
+/// Text from a device or a file made safe for one log line, length bounded: control
+/// characters, and those that move or hide what follows on a terminal (bidirectional
+/// overrides, zero-width and other format characters, line and paragraph separators),
+/// are escaped; other text, in any script, is kept.
 func printable(_ text: some StringProtocol, limit: Int = 80) -> String {
     var result = ""
     for scalar in text.unicodeScalars.prefix(limit) {
-        if scalar.value < 0x20 || (0x7f..<0xa0).contains(scalar.value) || scalar == "\u{FFFD}" {
+        if isUnsafeOnATerminal(scalar) {
             result += scalar == "\n" ? "\\n" : "\\x" + String(scalar.value, radix: 16)
         } else {
             result.unicodeScalars.append(scalar)
@@ -82,4 +84,12 @@ func printable(_ text: some StringProtocol, limit: Int = 80) -> String {
     }
     if text.unicodeScalars.count > limit { result += "…" }
     return result
+}
+
+/// Whether `printable` escapes a scalar.
+func isUnsafeOnATerminal(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.properties.generalCategory {
+    case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: true
+    default: scalar == "\u{FFFD}"
+    }
 }

@@ -84,9 +84,32 @@ import Testing
         #expect(throws: ConfigurationError.self) { try Configuration.load(path: "/nonexistent/orientationd.conf", optional: false).get() }
     }
 
-    /// A file of random bytes (or a binary file given by mistake) is named as not text,
-    /// at its first such line, and nothing of it is echoed: the message is plain
-    /// printable ASCII whatever the bytes.
+    /// A file of random bytes (or a binary file given by mistake) is named as not text at
+    /// its first such line. Whatever the bytes, the message holds nothing a terminal acts
+    /// on: no control character, no format character (a bidirectional override, a
+    /// zero-width one), no line or paragraph separator, no replacement character. (Random
+    /// bytes sometimes begin with a short line of real text, "mž", which is quoted.)
+    static func harmlessOnATerminal(_ scalar: Unicode.Scalar) -> Bool {
+        let category = scalar.properties.generalCategory
+        return scalar.value >= 0x20 && !(0x7f..<0xa0).contains(scalar.value) && scalar != "\u{FFFD}"
+            && category != .format && category != .lineSeparator && category != .paragraphSeparator
+    }
+
+    /// Text in a line is quoted in any script, but what moves or hides the rest of the line
+    /// on a terminal is escaped: a right-to-left override, a zero-width space, a line
+    /// separator.
+    @Test func quotedTextCannotReorderTheTerminal() throws {
+        let text = "[Engine]\nGröße\u{202E}1=\u{200B}x\u{2028}\n"
+        guard case .failure(let error) = Configuration.parse(text, source: "u.conf") else {
+            Issue.record("accepted")
+            return
+        }
+        let description = error.description
+        #expect(description.contains("Größe"), "\(description)")
+        #expect(description.unicodeScalars.allSatisfy(Self.harmlessOnATerminal), "\(description)")
+        #expect(description.contains("\\x202e"), "\(description)")
+    }
+
     @Test func binaryFileIsNamedNotQuoted() throws {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<50 {
@@ -97,7 +120,7 @@ import Testing
                 continue
             }
             let description = error.description
-            #expect(description.unicodeScalars.allSatisfy { (0x20..<0x7f).contains($0.value) }, "\(description)")
+            #expect(description.unicodeScalars.allSatisfy(Self.harmlessOnATerminal), "\(description)")
         }
         let binary = "[Engine]\nTiltFilterMs=100\n\u{7f}ELF\u{2}\u{1}\n"
         guard case .failure(let error) = Configuration.parse(binary, source: "x.conf") else {
