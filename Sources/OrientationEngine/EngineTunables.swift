@@ -193,6 +193,16 @@ public struct EngineTunables: Sendable, Equatable {
     /// zones before calm commits a proposal (a bump lifts an edge for a moment).
     public var flatExitMs: Double = 250
 
+    /// `FlatwardRateDegS`, `FlatwardFilterMs`: while the screen turns toward the sky or the
+    /// floor faster than `FlatwardRateDegS` (measured as the elevation's lag behind its
+    /// average over `FlatwardFilterMs`), and until that is forgotten as any disturbance
+    /// (`DisturbanceDecayMs`), calm commits nothing: the device is on its way to flat, where
+    /// the orientation is kept, not held where it passes (a figure-eight in the air, a
+    /// phone flipped over, slowing edge-on). A pick-up turns toward the vertical and is not
+    /// held back. 65°/s is Android's swing rule (20° within 300 ms); 0 turns it off.
+    public var flatwardRateDegS: Double = 65
+    public var flatwardFilterMs: Double = 150
+
     /// `TiltHysteresisDeg`: how far past a tilt threshold (20° or 70°) the elevation must
     /// go before the tilt changes.
     public var tiltHysteresisDeg: Double = 2
@@ -326,6 +336,10 @@ public struct EngineTunables: Sendable, Equatable {
               summary: "below this elevation (screen toward the floor, held overhead) the device keeps its orientation"),
         Entry(key: "FlatExitMs", path: \.flatExitMs, unit: "ms", min: 0, max: 60_000,
               summary: "how long the device must be out of the flat zone before calm commits a proposal"),
+        Entry(key: "FlatwardRateDegS", path: \.flatwardRateDegS, unit: "degrees/s", min: 0, max: 10_000,
+              summary: "while the screen turns toward the sky or the floor faster than this, calm commits nothing (0: off)"),
+        Entry(key: "FlatwardFilterMs", path: \.flatwardFilterMs, unit: "ms", min: 1, max: 10_000,
+              summary: "time constant of the elevation's average against which FlatwardRateDegS is measured"),
         Entry(key: "TiltHysteresisDeg", path: \.tiltHysteresisDeg, unit: "degrees", min: 0, max: 20, maxInclusive: false,
               summary: "how far past a tilt threshold (20 or 70 degrees) the elevation must go before the tilt changes"),
         Entry(key: "TiltSettleMs", path: \.tiltSettleMs, unit: "ms", min: 0, max: 60_000,

@@ -23,10 +23,11 @@ import OrientationAPI
 /// - **calm**: the proposal has stood `OrientationSettleMs` and the disturbance has fallen
 ///   to calm (it decays over `DisturbanceDecayMs` from its last peak, so the wait after a
 ///   movement grows with its size), with at least `CalmGravityShare` of the recent
-///   readings at 1 g. Under sustained linear acceleration (a run, a swing) the
-///   disturbance seldom falls, and when it does for a moment between strides, the few
-///   readings near 1 g are the arm's pull as much as gravity: holding on is right far
-///   more often than following it.
+///   readings at 1 g, and the screen not turning toward flat (`FlatwardRateDegS`,
+///   ``FlatwardSweep``: a device tumbled through an orientation is not held there).
+///   Under sustained linear acceleration (a run, a swing) the disturbance seldom falls,
+///   and when it does for a moment between strides, the few readings near 1 g are the
+///   arm's pull as much as gravity: holding on is right far more often than following it.
 /// - **stride**: under sustained linear acceleration a slow average of the readings
 ///   (`StrideFilterMs`), over which a run's forces cancel, has proposed the same
 ///   orientation for `StrideMs`: a turn made while running is followed a second or two
@@ -97,6 +98,7 @@ struct Judge: Sendable {
     private let strideLengthTolerance: Double
     private let sinCalmElevation: Double
     private let calmGravityShare: Double
+    private(set) var flatward: FlatwardSweep
 
     private(set) var orientation: Orientation = .undefined
     private(set) var tilt: Tilt = .undefined
@@ -124,6 +126,7 @@ struct Judge: Sendable {
         strideLengthTolerance = t.accelerationToleranceG
         sinCalmElevation = EngineMath.sinDegrees(t.calmElevationDeg)
         calmGravityShare = t.calmGravityShare
+        flatward = FlatwardSweep(tunables: t)
     }
 
     var state: State {
@@ -149,6 +152,7 @@ struct Judge: Sendable {
     mutating func observe(_ e: GravityEstimate, at t: Double, creditMs: Double) {
         let a = geometry.pose(e.up)
         zone = a.zone
+        flatward.observe(sinElevation: a.sinElevation, at: t, dtMs: creditMs)
         if a.zone != .free {
             freeSinceMs = .infinity
         } else if freeSinceMs == .infinity {
@@ -228,7 +232,9 @@ struct Judge: Sendable {
             let settle = atEdge(geometry.pose(e.up)) ? max(settleMs, edgeSettleMs) : settleMs
             // Calm decides only from an estimate that rests on gravity (CalmGravityShare).
             let supported = e.gravityShare >= calmGravityShare
-            let need = supported ? max(candidate.sinceMs + settle, calm(e, limit: 1), freeSinceMs + flatExitMs) : .infinity
+            let need = supported
+                ? max(candidate.sinceMs + settle, calm(e, limit: 1), freeSinceMs + flatExitMs, flatward.calmFromMs)
+                : .infinity
             orientation(due(need, readings: candidate.readings, e), c, .calm, needMs: need, readings: candidate.readings)
         }
         if let c = strideCandidate.value {

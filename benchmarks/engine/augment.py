@@ -51,6 +51,14 @@ Variants (all deterministic for a seed):
   runall     the forces of `runswing` (without its swing of the device) from the first
              sample to the last, turns included: the sensor started mid-stride and
              every turn made while running. Tilt is not scored
+  vigour0.7, vigour1.3, vigour1.5, vigour1.5d10
+             the person's motion made calmer or more vigorous: every reading's difference
+             from a centred 500 ms average of the readings (gravity, and what a swing's
+             pull leaves in the mean) multiplied by that factor: strides, a swing's
+             oscillation, a hand's shake and the turns' own forces grow or shrink, held
+             poses do not. The gyroscope is copied unchanged (the device turns as before);
+             d10: then decimated to 10 Hz as dec10. A check that the rules against a run's
+             or a swing's pull are not fitted to one person's vigour
   scale0.01, scale0.1, scale10, scale1000
              every value multiplied by that factor (a driver or firmware table with the
              wrong scale); written with 6 significant digits
@@ -60,7 +68,8 @@ import json, math, os, random, shutil, sys
 
 ALL = ["jitter", "rate10", "rate10raw", "rate200", "rate25j", "gaps", "gain", "offset", "quant", "noise",
        "rotz90", "rotz180", "combo", "combo10", "dec10", "dec25", "scale0.01", "scale0.1", "scale10", "scale1000", "run",
-       "runswing", "runswing2", "runall", "roll15", "roll-15"]
+       "runswing", "runswing2", "runall", "roll15", "roll-15", "vigour0.7", "vigour1.3", "vigour1.5",
+       "vigour1.5d10"]
 ROT90 = {"normal": "right-up", "right-up": "bottom-up", "bottom-up": "left-up", "left-up": "normal",
          "undefined": "undefined"}
 
@@ -196,6 +205,25 @@ def quant(rows, q=0.153):
 
 def noise(rows, rnd, s=0.15):
     return [(t, x + rnd.gauss(0, s), y + rnd.gauss(0, s), z + rnd.gauss(0, s)) for t, x, y, z in rows]
+
+
+def vigour(rows, k, window_ms=500.0):
+    """Each reading's difference from the centred window_ms average multiplied by k."""
+    out, lo, hi = [], 0, 0
+    sums = [0.0, 0.0, 0.0]
+    for t, x, y, z in rows:
+        while hi < len(rows) and rows[hi][0] <= t + window_ms / 2:
+            for a in range(3):
+                sums[a] += rows[hi][a + 1]
+            hi += 1
+        while rows[lo][0] < t - window_ms / 2:
+            for a in range(3):
+                sums[a] -= rows[lo][a + 1]
+            lo += 1
+        n = hi - lo
+        m = [v / n for v in sums]
+        out.append((t,) + tuple(m[a] + k * (v - m[a]) for a, v in enumerate((x, y, z))))
+    return out
 
 
 def rotz(rows, quarter):
@@ -353,6 +381,10 @@ def main():
                 else:
                     rows = running_swing(rows, rnd, truth, 2.0 if variant == "runswing2" else 1.0)
                 truth["tilt"] = [[a, b, label, 0] for a, b, label, _ in truth["tilt"]]
+            elif variant.startswith("vigour"):
+                rows = vigour(rows, float(variant[6:].split("d")[0]))
+                if variant.endswith("d10"):
+                    rows = decimate(rows, 10)
             elif variant == "dec10": rows = decimate(rows, 10)
             elif variant == "dec25": rows = decimate(rows, 25)
             elif variant.startswith("scale"):
@@ -363,7 +395,7 @@ def main():
             fmt = "%d,%.6g,%.6g,%.6g\n" if variant.startswith("scale") else "%d,%.2f,%.2f,%.2f\n"
             write(os.path.join(d, n + ".csv"), rows, fmt)
             gyro = os.path.join(opt["--traces"], "gyro", n + ".csv")
-            if variant in ("dec10", "dec25") and os.path.exists(gyro):
+            if (variant in ("dec10", "dec25") or variant.startswith("vigour")) and os.path.exists(gyro):
                 os.makedirs(os.path.join(d, "gyro"), exist_ok=True)
                 ticks = [r[0] for r in rows]
                 write(os.path.join(d, "gyro", n + ".csv"), at_times(read(gyro), ticks), "%d,%.5f,%.5f,%.5f\n")
