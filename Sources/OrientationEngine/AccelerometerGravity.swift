@@ -2,9 +2,11 @@
 ///
 /// - **Direction**: a low-pass filter (`GravityFilterMs`) of the readings, each weighted
 ///   by how near its length is to 1 g (1 / (1 + (error/`AccelerationToleranceG`)²)): a
-///   shake or a stride's bounce says little about where gravity is. A slower low-pass of
-///   that (`TiltFilterMs`) is the tilt estimate; a slow, unweighted one (`StrideFilterMs`)
-///   the stride estimate.
+///   shake or a stride's bounce says little about where gravity is. A plain low-pass of
+///   the readings (`TiltFilterMs`, every reading alike: over a stride's cycle the linear
+///   acceleration cancels, while the readings that happen to be 1 g long are particular
+///   moments of it) is the tilt estimate; a slow one (`StrideFilterMs`) the stride
+///   estimate.
 /// - **Disturbance** of each reading, in multiples of calm: the larger of its angle from
 ///   the estimate (`CalmAngleDeg`: sideways forces that turn the apparent gravity, and the
 ///   lag of a turn in progress) and its length's error (`AccelerationGateG`: a bounce, a
@@ -131,7 +133,9 @@ struct AccelerometerGravity: GravityEstimator {
         let weight = 1 / (1 + deviation * deviation)
         estimate.gravityShare += (weight - estimate.gravityShare) * (1 - EngineMath.expNeg(credit / gravityShareMs))
         filter.update(a, dtMs: dt, weight: weight)
-        tiltFilter.update(filter.value, dtMs: dt)
+        // Every reading alike: the readings at 1 g are particular moments of a stride or a
+        // swing (TiltFilterMs).
+        tiltFilter.update(a, dtMs: dt)
         strideFilter.update(a, dtMs: dt)
         publishRest()
         if estimate.restIsGravity && rest.readings >= 2 && restFor >= restMs {

@@ -48,8 +48,12 @@ public struct EngineTunables: Sendable, Equatable {
     /// tilt flickered in a run, and a running hand's tilt gained what the pockets lost.
     public var tiltDisturbanceDecayMs: Double = 150
 
-    /// `TiltFilterMs`: time constant of the slower low-pass of the gravity estimate from
-    /// which tilt is judged, over which the periodic forces of a stride average out.
+    /// `TiltFilterMs`: time constant of the plain low-pass of the readings from which tilt
+    /// is judged. Plain, every reading counted alike (not weighted toward the readings at
+    /// 1 g as the gravity estimate is): a periodic motion's linear acceleration averages
+    /// to nothing over its cycle (the velocity comes back), but the readings that happen
+    /// to be 1 g long are particular moments of the cycle, whose mean is tipped the way
+    /// the arm pulls there.
     public var tiltFilterMs: Double = 100
 
     /// `RestAngleDeg`: readings within this angle of each other (and `RestBandG` in length)
@@ -218,8 +222,10 @@ public struct EngineTunables: Sendable, Equatable {
     public var sparseReadingMs: Double = 50
 
     /// `TiltDisturbanceLimit`: the disturbance (in multiples of calm) above which no tilt
-    /// change is committed: a shake or a knock, not a stride.
-    public var tiltDisturbanceLimit: Double = 2
+    /// change is committed, and after the last reading above which a tilt must stand
+    /// `TiltSettleMs` (so the tilt filter holds calm readings only): a knock, not a
+    /// stride (a run's readings are 1.5–2 g long, 2–4 times calm).
+    public var tiltDisturbanceLimit: Double = 6
 
     /// `MaxIntervalMs`: the longest interval between two readings that counts as time
     /// (a gap, a suspend, counts as this much), and the longest a sensor may take to
@@ -272,7 +278,7 @@ public struct EngineTunables: Sendable, Equatable {
         Entry(key: "TiltDisturbanceDecayMs", path: \.tiltDisturbanceDecayMs, unit: "ms", min: 0, max: 60_000,
               summary: "time constant over which a disturbance is forgotten for tilt's calm"),
         Entry(key: "TiltFilterMs", path: \.tiltFilterMs, unit: "ms", min: 0, max: 10_000,
-              summary: "time constant of the slower estimate that tilt is judged on"),
+              summary: "time constant of the plain average of the readings that tilt is judged on"),
         Entry(key: "RestAngleDeg", path: \.restAngleDeg, unit: "degrees", min: 0.1, max: 90,
               summary: "readings within this angle of each other (and RestBandG in length) for RestMs are a rest"),
         Entry(key: "RestBandG", path: \.restBandG, unit: "g", min: 0.001, max: 1,
@@ -347,7 +353,7 @@ public struct EngineTunables: Sendable, Equatable {
         Entry(key: "SparseReadingMs", path: \.sparseReadingMs, unit: "ms", min: 1, max: 10_000,
               summary: "readings further apart are sparse: a tilt calm would commit waits for the stride estimate to agree or for StrideFilterMs of calm"),
         Entry(key: "TiltDisturbanceLimit", path: \.tiltDisturbanceLimit, unit: "times calm", min: 1, max: 1000,
-              summary: "disturbance above which no tilt change is committed (a shake, not a stride)"),
+              summary: "disturbance above which no tilt change is committed, and after which a tilt must stand TiltSettleMs anew (a knock, not a stride)"),
         Entry(key: "MaxIntervalMs", path: \.maxIntervalMs, unit: "ms", min: 1, max: 60_000,
               summary: "longest reading interval counted as time, and longest a sensor may take before it counts as silent"),
         Entry(key: "StandardGravity", path: \.standardGravity, unit: "m/s^2", min: 1, max: 100,

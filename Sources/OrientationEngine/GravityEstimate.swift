@@ -9,8 +9,8 @@ struct GravityEstimate: Sendable {
     /// Where gravity points (up, in the device frame), as a unit vector: orientation is
     /// read from it.
     var up = Vector3.zero
-    /// The same, averaged over about a stride: tilt is read from it, so that the periodic
-    /// forces of walking and running average out.
+    /// The readings' plain average over a part of a stride (every reading alike, so that
+    /// the periodic forces of walking and running average out): tilt is read from it.
     var tiltUp = Vector3.zero
     /// Whether `up` and `tiltUp` are the device's attitude, turned by a gyroscope, rather
     /// than an average of readings that a hand's pull tips: tilt then follows it without

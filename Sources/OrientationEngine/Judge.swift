@@ -48,11 +48,12 @@ import OrientationAPI
 /// stride's sample that happened to read 1 g elsewhere), and is complete only at a
 /// reading or once the sensor is silent (its last reading stands for the time since):
 /// between the readings of a sensor that keeps sending, the next reading may contradict.
-/// Tilt follows the same three rules: rest (lasting `TiltSettleMs` too), calm on the slower
+/// Tilt follows the same three rules: rest (lasting `TiltSettleMs` too), calm on the plain
 /// tilt estimate after `TiltSettleMs` with a looser limit (`TiltDisturbanceLimit` times
-/// calm: its averaging copes with small strides; from sparse readings, `SparseReadingMs`,
-/// only once the stride estimate agrees or the last `StrideFilterMs` were calm), and the
-/// stride estimate's elevation.
+/// calm: a plain average copes with a stride; the settle time counts from the last
+/// reading beyond the limit, a knock's; from sparse readings, `SparseReadingMs`, only
+/// once the stride estimate agrees or the last `StrideFilterMs` were calm), and the stride
+/// estimate's elevation (not against a rest).
 struct Judge: Sendable {
     enum State: String, Sendable {
         case settled, proposing
@@ -99,6 +100,8 @@ struct Judge: Sendable {
     private let sinCalmElevation: Double
     private let calmGravityShare: Double
     private(set) var flatward: FlatwardSweep
+    /// When the last reading more disturbed than `TiltDisturbanceLimit` came.
+    private(set) var tiltDisturbedMs = -Double.infinity
 
     private(set) var orientation: Orientation = .undefined
     private(set) var tilt: Tilt = .undefined
@@ -153,6 +156,7 @@ struct Judge: Sendable {
         let a = geometry.pose(e.up)
         zone = a.zone
         flatward.observe(sinElevation: a.sinElevation, at: t, dtMs: creditMs)
+        if e.lastDisturbance > tiltDisturbanceLimit { tiltDisturbedMs = t }
         if a.zone != .free {
             freeSinceMs = .infinity
         } else if freeSinceMs == .infinity {
@@ -241,7 +245,9 @@ struct Judge: Sendable {
             orientation(due(strideCandidate.sinceMs + strideMs, readings: strideCandidate.readings, e), c, .stride,
                         needMs: strideCandidate.sinceMs + strideMs, readings: strideCandidate.readings)
         }
-        if let c = strideTiltCandidate.value {
+        // A rest's mean is gravity itself: the stride estimate's second-long average, still
+        // holding the movement before it, does not overrule it.
+        if let c = strideTiltCandidate.value, !restCounts {
             tilt(due(strideTiltCandidate.sinceMs + strideMs, readings: strideTiltCandidate.readings, e), c, .stride)
         }
         // Read from the device's attitude (a gyroscope turns it), tilt needs no calm: a
@@ -254,7 +260,10 @@ struct Judge: Sendable {
         let sparse = e.intervalMs > sparseReadingMs && !e.isAttitude
         if let c = tiltCandidate.value {
             let calmMs = e.isAttitude ? -Double.infinity : calm(e, limit: tiltDisturbanceLimit, peak: e.tiltDisturbance)
-            var need = max(tiltCandidate.sinceMs + tiltSettleMs, calmMs)
+            // The settle time counts from the last reading beyond the limit: a knock's readings
+            // stay in the tilt filter's memory for a while after it.
+            let settledMs = e.isAttitude ? tiltCandidate.sinceMs : max(tiltCandidate.sinceMs, tiltDisturbedMs)
+            var need = max(settledMs + tiltSettleMs, calmMs)
             if sparse, let s = strideTilt, s != c { need = max(need, e.strideDisturbance.time(fallingTo: 1)) }
             tilt(due(need, readings: tiltCandidate.readings, e), c, .calm)
         }
