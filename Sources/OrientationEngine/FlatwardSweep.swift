@@ -4,41 +4,52 @@
 /// face-up) passes through an orientation edge-on, and may slow down there enough to look
 /// calm; but it is not held there, and where it is going the orientation is kept anyway.
 /// Android's rule is the same thought: the elevation rising 20° within 300 ms holds every
-/// proposal. Here the rate is measured as the elevation's lag behind its own average over
-/// `FlatwardFilterMs` (a ramp of rate v lags by v·τ), signed so that only movement away
-/// from the vertical counts: a device picked up from flat turns toward the vertical and
-/// is not held back. The level, in multiples of `FlatwardRateDegS`, is kept as a peak that
-/// decays like any disturbance (`DisturbanceDecayMs`), so calm waits until it has fallen.
+/// proposal. Here the rate is measured as the elevation's (sine's) lag behind its own
+/// average over `FlatwardFilterMs` (a ramp of rate v lags by v·τ), signed so that only
+/// movement away from the vertical counts: a device picked up from flat turns toward the
+/// vertical and is not held back. The level, in multiples of `FlatwardRateDegS`, is kept
+/// as a peak that decays like any disturbance (`DisturbanceDecayMs`), so calm waits until
+/// it has fallen.
 struct FlatwardSweep: Sendable {
     private let timeConstantMs: Double
-    /// The lag that is as fast as calm allows: `FlatwardRateDegS` times the time constant.
-    private let limitDeg: Double
-    /// The elevation's average (degrees); nil before the first reading.
-    private var average: Double?
+    /// The lag that is as fast as calm allows: `FlatwardRateDegS` (in radians) times the
+    /// time constant. Measured on the elevation's sine, divided by its cosine (the sine
+    /// moves cos θ times as fast as the angle): no arc sine per reading.
+    private let limit: Double
+    private var average = 0.0
+    private var started = false
+    private var cachedDt = -1.0
+    private var cachedGain = 1.0
     /// The last reading's own level (held, a reading stands for itself).
     private(set) var last = 0.0
     private(set) var peak: DecayingPeak
 
     init(tunables t: EngineTunables) {
         timeConstantMs = t.flatwardFilterMs
-        limitDeg = t.flatwardRateDegS * t.flatwardFilterMs / 1000
+        limit = t.flatwardRateDegS * EngineMath.radiansPerDegree * t.flatwardFilterMs / 1000
         peak = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
     }
 
     /// Whether the rule is on (`FlatwardRateDegS` > 0).
-    var isOn: Bool { limitDeg > 0 }
+    var isOn: Bool { limit > 0 }
 
     /// Takes the elevation (its sine) of a reading at `t`, `dtMs` after the one before.
-    mutating func observe(sinElevation: Double, at t: Double, dtMs: Double) {
+    mutating func observe(sinElevation s: Double, at t: Double, dtMs: Double) {
         guard isOn else { return }
-        let s = max(-1, min(1, sinElevation))
-        let elevation = EngineMath.atan2Degrees(s, (1 - s * s).squareRoot())
-        var mean = average ?? elevation
-        mean += (elevation - mean) * (1 - EngineMath.expNeg(dtMs / timeConstantMs))
-        average = mean
+        guard started else {
+            started = true
+            average = s
+            return
+        }
+        if dtMs != cachedDt {
+            cachedDt = dtMs
+            cachedGain = 1 - EngineMath.expNeg(dtMs / timeConstantMs)
+        }
+        average += (s - average) * cachedGain
         // Away from the vertical: up while the screen faces up, down while it faces down.
-        let away = elevation < 0 ? mean - elevation : elevation - mean
-        last = max(0, away) / limitDeg
+        let away = s < 0 ? average - s : s - average
+        // The sine's lag over the cosine: the angle's lag, to first order.
+        last = away > 0 ? away / (limit * max(0.1, (1 - s * s).squareRoot())) : 0
         peak.observe(last, at: t)
     }
 
