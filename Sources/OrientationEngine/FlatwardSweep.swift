@@ -48,9 +48,12 @@ struct FlatwardSweep: Sendable {
         average += (s - average) * cachedGain
         // Away from the vertical: up while the screen faces up, down while it faces down.
         let away = s < 0 ? average - s : s - average
-        // The sine's lag over the cosine: the angle's lag, to first order.
-        last = away > 0 ? away / (limit * max(0.1, (1 - s * s).squareRoot())) : 0
-        peak.observe(last, at: t)
+        // The sine's lag over the cosine: the angle's lag, to first order. (A lag below a
+        // tenth of the limit is below it at any elevation: no square root for it.)
+        last = away > 0.1 * limit ? away / (limit * max(0.1, (1 - s * s).squareRoot())) : 0
+        // Only a reading beyond the limit can hold calm: one within it leaves the peak to
+        // decay as it would (its time to fall to the limit is then already past).
+        if last > 1 { peak.observe(last, at: t) }
     }
 
     /// When the sweep is (or was) over for calm: its peak fallen to the limit; +∞ while the

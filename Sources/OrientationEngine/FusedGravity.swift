@@ -99,6 +99,10 @@ struct FusedGravity: GravityEstimator {
     /// The estimate after the last reading: the accelerometer's own while the gyroscope
     /// is not fused (no copy per reading), else the fused one.
     var estimate: GravityEstimate { fusing ? fusedEstimate : accelerometer.estimate }
+
+    /// When the last accelerometer reading came (the same in both estimates), without a
+    /// copy of the whole estimate.
+    var lastReadingMs: Double { accelerometer.estimate.lastReadingMs }
     private var fusedEstimate = GravityEstimate()
 
     init(tunables t: EngineTunables) {

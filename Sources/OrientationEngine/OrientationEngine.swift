@@ -117,7 +117,7 @@ public struct OrientationEngine: Sendable {
         let t = Double(timeMs)
         guard started, t > clockMs else { return false }
         clockMs = t
-        return decide()
+        return decide(gravity.estimate)
     }
 
     /// Feed one gyroscope reading, on the accelerometer's clock (see ``FusedGravity``): it
@@ -146,7 +146,7 @@ public struct OrientationEngine: Sendable {
     /// clock). A timestamp that does not increase counts as no time passing.
     @discardableResult
     public mutating func feed(_ sample: Sample) -> Bool {
-        let previous = gravity.estimate.lastReadingMs
+        let previous = gravity.lastReadingMs
         guard gravity.observe(sample) else { return false }
         let t = Double(sample.timeMs)
         guard started else {
@@ -159,12 +159,14 @@ public struct OrientationEngine: Sendable {
         lastWasFirst = false
         clockMs = max(clockMs, t)
         let credit = min(max(0, t - previous), tunables.maxIntervalMs)
-        judge.observe(gravity.estimate, at: t, creditMs: credit)
-        return decide()
+        // One copy of the estimate for both (each read of `gravity.estimate` copies it).
+        let e = gravity.estimate
+        judge.observe(e, at: t, creditMs: credit)
+        return decide(e)
     }
 
-    private mutating func decide() -> Bool {
-        lastDecision = judge.decide(at: clockMs, gravity.estimate)
+    private mutating func decide(_ e: GravityEstimate) -> Bool {
+        lastDecision = judge.decide(at: clockMs, e)
         return judge.apply(lastDecision)
     }
 
