@@ -4,7 +4,7 @@ import OrientationAPI
 @testable import OrientationEngine
 import TestSupport
 
-/// Tilt under a stride's forces: judged on a slower estimate, held off by shocks only.
+/// Tilt under a stride's forces: judged on a plain average of the readings, held off by knocks only.
 @Suite("Tilt while walking and running")
 struct TiltTests {
     @Test("a tilt for a stride's moment (a leg's swing with the phone in a pocket) is not reported; a held one is")
@@ -29,8 +29,9 @@ struct TiltTests {
             #expect(e.tilt == .vertical, "at \(t - start) ms")
             t += 10
         }
-        // Held: reported once the slower estimate has crossed 22° and TiltSettleMs passed
-        // (or a rest, at the readings' own elevation, once the device is held still).
+        // Held: reported once the tilt estimate (a plain average) has crossed 22° and
+        // TiltSettleMs passed (or a rest, at the readings' own elevation, once the device is
+        // held still).
         let hold = t
         var reported: Int64?
         while t < hold + 1000 {
@@ -192,7 +193,7 @@ struct TiltTests {
 struct SilentTiltTests {
     @Test("a small tilt across 20° sent as one reading, then silence, completes at the deadlines")
     func smallTiltStepCompletes() {
-        // 18° → 25°: the gravity and motion estimates reach the reading before the slower
+        // 18° → 25°: the gravity and motion estimates reach the reading before the
         // tilt estimate crosses 22°, so the deadline must wait for that one too.
         var e = OrientationEngine()
         var t: Int64 = 0
