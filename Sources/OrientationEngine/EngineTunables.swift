@@ -142,7 +142,9 @@ public struct EngineTunables: Sendable, Equatable {
 
     /// `AttitudeStrideFilterMs`: time constant of the average of the gyroscope's attitude
     /// that the stride rule reads: a running hand rolls the phone by tens of degrees with
-    /// every step, and the rule needs a second of one proposal.
+    /// every step, and the rule needs a second of one proposal. The readings are averaged
+    /// over the same time, so that a real turn shows in both at once: the orientation's
+    /// stride rule needs both to agree.
     public var attitudeStrideFilterMs: Double = 500
 
     /// `GyroDisagreeDeg`, `GyroDisagreeMs`: a fused up vector this far from calm
@@ -316,7 +318,7 @@ public struct EngineTunables: Sendable, Equatable {
         Entry(key: "GyroSmoothWindowMs", path: \.gyroSmoothWindowMs, unit: "ms", min: 1, max: 60_000,
               summary: "over how long the change between a gyroscope's readings and its rate are averaged for GyroSmoothRatio"),
         Entry(key: "AttitudeStrideFilterMs", path: \.attitudeStrideFilterMs, unit: "ms", min: 0, max: 10_000,
-              summary: "time constant of the average of the gyroscope's attitude that the stride rule reads"),
+              summary: "time constant of the averages of the gyroscope's attitude and of the readings that the stride rule reads (with a gyroscope)"),
         Entry(key: "GyroDisagreeDeg", path: \.gyroDisagreeDeg, unit: "degrees", min: 1, max: 180,
               summary: "a fused up vector this far from calm accelerometer readings for GyroDisagreeMs: the gyroscope is not used"),
         Entry(key: "GyroDisagreeMs", path: \.gyroDisagreeMs, unit: "ms", min: 1, max: 600_000,

@@ -18,7 +18,9 @@
 /// (`GyroBiasLearnMs`, `GyroBiasRateDegS`). Where the gyroscope is read at least every
 /// `GyroIntegrateMaxMs`, tilt follows the attitude and the stride rule reads it averaged
 /// over `AttitudeStrideFilterMs`: through a run or a swing it is the device's real
-/// attitude, where the accelerometer's average is the arm's pull. Read more rarely, tilt
+/// attitude, where the accelerometer's average is the arm's pull (for orientation, the
+/// readings averaged over the same time must agree: the attitude carries the gyroscope's
+/// scale, timing and bias errors). Read more rarely, tilt
 /// follows it only while its readings change smoothly (`GyroSmoothRatio`). The rest and
 /// calm rules still read the accelerometer's estimate: read by them too, the orientation
 /// followed the real turns of a swinging arm, which last less than the second that makes
@@ -91,6 +93,9 @@ struct FusedGravity: GravityEstimator {
     private let leastTrust: Double
     /// The attitude averaged over `AttitudeStrideFilterMs`: what the stride rule reads.
     private var strideFilter: LowPass
+    /// The readings averaged over the same time: what the attitude's average must agree with.
+    private var readingsStrideFilter: LowPass
+    private let standardGravity: Double
     private var lastRotation = 0.0
     /// Set once the gyroscope is found wrong; it is not used again.
     private(set) var trouble: Trouble?
@@ -127,6 +132,8 @@ struct FusedGravity: GravityEstimator {
         accelerationGate = t.accelerationGateG
         leastTrust = t.fusionSlowestMs > 0 ? min(1, t.fusionCorrectionMs / t.fusionSlowestMs) : 0
         strideFilter = LowPass(timeConstantMs: t.attitudeStrideFilterMs)
+        readingsStrideFilter = LowPass(timeConstantMs: t.attitudeStrideFilterMs)
+        standardGravity = t.standardGravity
     }
 
     var learnedGravity: Double? { accelerometer.learnedGravity }
@@ -264,17 +271,24 @@ struct FusedGravity: GravityEstimator {
         inPlane.observe(e.inPlaneDisturbance, at: t)
         // Where the gyroscope is read often enough to integrate (GyroIntegrateMaxMs), its
         // up vector is what tilt follows and, averaged over AttitudeStrideFilterMs (a
-        // running hand rolls the phone with every step), what the stride rule reads:
+        // running hand rolls the phone with every step), what the stride rule reads, with
+        // the readings averaged over the same time (a real turn shows in both at once):
         // through a run or a swing it is the device's real attitude, and a proposal it
         // holds for StrideMs is a real hold. Read more rarely (a 10 Hz poll), it is
         // trusted for tilt while the device's turning is slow for the reading rate (a
         // swinging arm; see `smooth`), and not for the stride rule.
         let integrates = gyroIntervalMs <= integrateMaxMs
         if integrates {
-            if strideFilter.value == .zero { strideFilter.reset(to: up) }
+            if strideFilter.value == .zero {
+                strideFilter.reset(to: up)
+                readingsStrideFilter.reset(to: Vector3(sample))
+            }
             strideFilter.update(up, dtMs: dt)
-            e.strideUp = strideFilter.value.unit
-            e.strideLength = 1
+            readingsStrideFilter.update(Vector3(sample), dtMs: dt)
+            e.strideAttitude = strideFilter.value.unit
+            e.strideUp = readingsStrideFilter.value.unit
+            e.strideLength = readingsStrideFilter.value.length
+                / (e.gravityConfirmed ? accelerometer.gravity : standardGravity)
         } else {
             strideFilter.reset(to: .zero)
         }

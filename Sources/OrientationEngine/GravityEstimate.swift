@@ -18,9 +18,17 @@ struct GravityEstimate: Sendable {
     var isAttitude = false
     /// A slow average of the readings (unit), over which a run's or a swing's forces
     /// average out while gravity does not, and its length in g (of the sensor's 1 g once
-    /// a rest has shown it, of `StandardGravity` before).
+    /// a rest has shown it, of `StandardGravity` before): over `StrideFilterMs`, or with
+    /// a gyroscope integrated over `AttitudeStrideFilterMs`, as `strideAttitude` is.
     var strideUp = Vector3.zero
     var strideLength = 0.0
+    /// With a gyroscope read often enough to integrate, its attitude averaged over
+    /// `AttitudeStrideFilterMs` (unit; zero without one): the device's real attitude
+    /// through a run or a swing, where the readings' average is tipped by the arm's pull.
+    /// Tilt's stride rule reads it; the orientation's stride rule commits only where it and
+    /// the readings' average agree (each errs in its own way: the average is pulled, the
+    /// attitude carries the gyroscope's scale, timing and bias errors through a wave).
+    var strideAttitude = Vector3.zero
     /// Whether a rest has shown the sensor's 1 g.
     var gravityConfirmed = false
     /// Recent disturbance, in multiples of what counts as calm (1): linear acceleration

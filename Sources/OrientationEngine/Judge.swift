@@ -35,7 +35,9 @@ import OrientationAPI
 ///   Only while that average reads 1 g (within `AccelerationToleranceG`; before a rest
 ///   has shown the sensor's 1 g, `StandardGravity`): a phone swung in a running hand is a
 ///   pendulum, and the arm's pull does not cancel (in a recording it averaged 2 g, 60°
-///   from gravity).
+///   from gravity). With a gyroscope integrated, its attitude averaged
+///   (``GravityEstimate/strideAttitude``) proposes, and the readings averaged over the
+///   same time must agree: the one is pulled, the other carries the gyroscope's errors.
 ///
 /// A proposal less than `EdgeDeg` past the leave angle must stand `EdgeSettleMs` for rest
 /// and calm alike: a device only just past the boundary is most often at the end of a
@@ -167,7 +169,17 @@ struct Judge: Sendable {
         candidate.propose(p == orientation ? nil : p, at: t, creditMs: creditMs * 0.5)
         var stride: Orientation?
         var strideTilt: Tilt?
-        if strideMs > 0 && abs(e.strideLength - 1) <= strideLengthTolerance {
+        if strideMs > 0 && e.strideAttitude != .zero {
+            // A gyroscope's attitude: tilt reads it; the orientation needs the readings'
+            // average to agree (``GravityEstimate/strideAttitude``).
+            let a = geometry.pose(e.strideAttitude)
+            strideTilt = geometry.tilt(a, current: tilt)
+            if a.sinElevation < sinCalmElevation {
+                let r = geometry.pose(e.strideUp)
+                let p = geometry.proposal(a, current: orientation)
+                stride = r.sinElevation < sinCalmElevation && geometry.proposal(r, current: orientation) == p ? p : nil
+            }
+        } else if strideMs > 0 && abs(e.strideLength - 1) <= strideLengthTolerance {
             let a = geometry.pose(e.strideUp)
             stride = a.sinElevation < sinCalmElevation ? geometry.proposal(a, current: orientation) : nil
             strideTilt = geometry.tilt(a, current: tilt)

@@ -201,7 +201,18 @@ public struct OrientationEngine: Sendable {
         if let c = judge.strideCandidate.value {
             s += " stride estimate proposing \(c.rawValue) for \(fmt(clockMs - judge.strideCandidate.sinceMs, 0))ms"
         }
-        s += " stride=\(fmt(e.strideLength, 2))g"
+        if e.isAttitude {
+            let t = judge.geometry.angles(e.tiltUp)
+            s += " attitude phi=\(fmt(t.phi, 1))deg elevation=\(fmt(t.elevation, 1))deg"
+        }
+        if e.strideUp != .zero {
+            let t = judge.geometry.angles(e.strideUp)
+            s += " stride phi=\(fmt(t.phi, 1))deg elevation=\(fmt(t.elevation, 1))deg length=\(fmt(e.strideLength, 2))g"
+        }
+        if e.strideAttitude != .zero {
+            let t = judge.geometry.angles(e.strideAttitude)
+            s += " attitude's stride phi=\(fmt(t.phi, 1))deg elevation=\(fmt(t.elevation, 1))deg"
+        }
         if let rule = lastDecision.orientationRule, let o = lastDecision.orientation {
             s += " committed \(o.rawValue) (\(rule.rawValue))"
         }

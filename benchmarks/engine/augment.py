@@ -59,6 +59,17 @@ Variants (all deterministic for a seed):
              poses do not. The gyroscope is copied unchanged (the device turns as before);
              d10: then decimated to 10 Hz as dec10. A check that the rules against a run's
              or a swing's pull are not fitted to one person's vigour
+  gbias, gbias10
+             the gyroscope's bias made worse: a constant rate of up to +-6 degrees/s per
+             axis added to every gyroscope reading (a Nexus 5's own is about 4; the
+             MPU-6050's datasheet allows 20), the accelerometer unchanged; gbias10 then
+             decimated to 10 Hz as dec10. Checks that an attitude whose bias is not yet
+             learned (no rest so far) does not lead the rules astray
+  gscale     each gyroscope axis's scale off by up to +-6 % (a gyroscope's sensitivity
+             tolerance), the accelerometer unchanged
+  glag, glead
+             the gyroscope's time stamps 25 ms later (glag) or earlier (glead) than the
+             accelerometer's: two devices whose clocks or filters disagree a little
   scale0.01, scale0.1, scale10, scale1000
              every value multiplied by that factor (a driver or firmware table with the
              wrong scale); written with 6 significant digits
@@ -69,7 +80,8 @@ import json, math, os, random, shutil, sys
 ALL = ["jitter", "rate10", "rate10raw", "rate200", "rate25j", "gaps", "gain", "offset", "quant", "noise",
        "rotz90", "rotz180", "combo", "combo10", "dec10", "dec25", "scale0.01", "scale0.1", "scale10", "scale1000", "run",
        "runswing", "runswing2", "runall", "roll15", "roll-15", "vigour0.7", "vigour1.3", "vigour1.5",
-       "vigour1.5d10"]
+       "vigour1.5d10", "gbias", "gbias10", "gscale", "glag", "glead"]
+GYRO_VARIANTS = ("gbias", "gbias10", "gscale", "glag", "glead")
 ROT90 = {"normal": "right-up", "right-up": "bottom-up", "bottom-up": "left-up", "left-up": "normal",
          "undefined": "undefined"}
 
@@ -224,6 +236,20 @@ def vigour(rows, k, window_ms=500.0):
         m = [v / n for v in sums]
         out.append((t,) + tuple(m[a] + k * (v - m[a]) for a, v in enumerate((x, y, z))))
     return out
+
+
+def gyro_variant(variant, rows, rnd):
+    """The gyroscope readings (rad/s) changed as the variant says (see the docstring)."""
+    if variant in ("gbias", "gbias10"):
+        b = [math.radians(rnd.uniform(-6, 6)) for _ in range(3)]
+        return [(t, x + b[0], y + b[1], z + b[2]) for t, x, y, z in rows]
+    if variant == "gscale":
+        k = [1 + rnd.uniform(-0.06, 0.06) for _ in range(3)]
+        return [(t, x * k[0], y * k[1], z * k[2]) for t, x, y, z in rows]
+    if variant in ("glag", "glead"):
+        d = 25 if variant == "glag" else -25
+        return [(t + d, x, y, z) for t, x, y, z in rows if t + d >= 0]
+    return rows
 
 
 def rotz(rows, quarter):
@@ -387,6 +413,8 @@ def main():
                     rows = decimate(rows, 10)
             elif variant == "dec10": rows = decimate(rows, 10)
             elif variant == "dec25": rows = decimate(rows, 25)
+            elif variant in GYRO_VARIANTS:
+                if variant == "gbias10": rows = decimate(rows, 10)
             elif variant.startswith("scale"):
                 f = float(variant[5:])
                 rows = [(t, x * f, y * f, z * f) for t, x, y, z in rows]
@@ -395,10 +423,13 @@ def main():
             fmt = "%d,%.6g,%.6g,%.6g\n" if variant.startswith("scale") else "%d,%.2f,%.2f,%.2f\n"
             write(os.path.join(d, n + ".csv"), rows, fmt)
             gyro = os.path.join(opt["--traces"], "gyro", n + ".csv")
-            if (variant in ("dec10", "dec25") or variant.startswith("vigour")) and os.path.exists(gyro):
+            if (variant in ("dec10", "dec25") or variant.startswith("vigour") or variant in GYRO_VARIANTS) \
+                    and os.path.exists(gyro):
                 os.makedirs(os.path.join(d, "gyro"), exist_ok=True)
-                ticks = [r[0] for r in rows]
-                write(os.path.join(d, "gyro", n + ".csv"), at_times(read(gyro), ticks), "%d,%.5f,%.5f,%.5f\n")
+                g = gyro_variant(variant, read(gyro), rnd)
+                if variant in ("dec10", "dec25", "vigour1.5d10", "gbias10"):
+                    g = at_times(g, [r[0] for r in rows])
+                write(os.path.join(d, "gyro", n + ".csv"), g, "%d,%.5f,%.5f,%.5f\n")
             with open(os.path.join(d, n + ".truth.json"), "w") as fh:
                 json.dump(truth, fh)
     print("wrote", opt["--out"])
