@@ -132,8 +132,8 @@ public struct EngineTunables: Sendable, Equatable {
     public var gyroIntegrateMaxMs: Double = 50
 
     /// `GyroSmoothRatio`, `GyroSmoothWindowMs`: a gyroscope read less often than
-    /// `GyroIntegrateMaxMs` is still integrated for tilt while its readings change
-    /// smoothly: the mean change between consecutive readings (over the last
+    /// `GyroIntegrateMaxMs` is still integrated for tilt and the stride rule while its
+    /// readings change smoothly: the mean change between consecutive readings (over the last
     /// `GyroSmoothWindowMs`) at most this many times the mean rate. A turn at frequency f
     /// read at fs changes by 2·sin(π·f/fs) of its rate between readings: 0.8 is a motion
     /// read at least eight times a cycle (a swinging arm at 10 Hz, not a running one).
@@ -314,7 +314,7 @@ public struct EngineTunables: Sendable, Equatable {
         Entry(key: "GyroIntegrateMaxMs", path: \.gyroIntegrateMaxMs, unit: "ms", min: 0, max: 1000,
               summary: "a gyroscope read at least this often is integrated into the attitude that tilt and the stride rule read"),
         Entry(key: "GyroSmoothRatio", path: \.gyroSmoothRatio, unit: "times the rate", min: 0, max: 10,
-              summary: "a gyroscope read too rarely to integrate is integrated for tilt while its readings change by at most this part of the rate (0: never)"),
+              summary: "a gyroscope read too rarely to integrate is integrated for tilt and the stride rule while its readings change by at most this part of the rate (0: never)"),
         Entry(key: "GyroSmoothWindowMs", path: \.gyroSmoothWindowMs, unit: "ms", min: 1, max: 60_000,
               summary: "over how long the change between a gyroscope's readings and its rate are averaged for GyroSmoothRatio"),
         Entry(key: "AttitudeStrideFilterMs", path: \.attitudeStrideFilterMs, unit: "ms", min: 0, max: 10_000,

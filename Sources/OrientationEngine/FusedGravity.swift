@@ -20,8 +20,8 @@
 /// over `AttitudeStrideFilterMs`: through a run or a swing it is the device's real
 /// attitude, where the accelerometer's average is the arm's pull (for orientation, the
 /// readings averaged over the same time must agree: the attitude carries the gyroscope's
-/// scale, timing and bias errors). Read more rarely, tilt
-/// follows it only while its readings change smoothly (`GyroSmoothRatio`). The rest and
+/// scale, timing and bias errors). Read more rarely, tilt and the stride rule follow it
+/// only while its readings change smoothly (`GyroSmoothRatio`). The rest and
 /// calm rules still read the accelerometer's estimate: read by them too, the orientation
 /// followed the real turns of a swinging arm, which last less than the second that makes
 /// a change (flicker 12 to 124 on the dev set; BENCHMARKS.md).
@@ -275,10 +275,10 @@ struct FusedGravity: GravityEstimator {
         // the readings averaged over the same time (a real turn shows in both at once):
         // through a run or a swing it is the device's real attitude, and a proposal it
         // holds for StrideMs is a real hold. Read more rarely (a 10 Hz poll), it is
-        // trusted for tilt while the device's turning is slow for the reading rate (a
-        // swinging arm; see `smooth`), and not for the stride rule.
+        // trusted for both only while the device's turning is slow for the reading rate
+        // (a swinging arm; see `smooth`).
         let integrates = gyroIntervalMs <= integrateMaxMs
-        if integrates {
+        if integrates || smooth {
             if strideFilter.value == .zero {
                 strideFilter.reset(to: up)
                 readingsStrideFilter.reset(to: Vector3(sample))
