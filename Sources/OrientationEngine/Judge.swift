@@ -245,7 +245,10 @@ struct Judge: Sendable {
             }
         }
         if let c = candidate.value {
-            let settle = atEdge(geometry.pose(e.up)) ? max(settleMs, edgeSettleMs) : settleMs
+            // Where the device is, for the edge: its attitude where a gyroscope turns one
+            // (readings a hand pushes sideways sit some degrees off it, and the estimate
+            // lags a turn's end), else the estimate calm reads.
+            let settle = atEdge(geometry.pose(e.isAttitude ? e.tiltUp : e.up)) ? max(settleMs, edgeSettleMs) : settleMs
             // Calm decides only from an estimate that rests on gravity (CalmGravityShare).
             let supported = e.gravityShare >= calmGravityShare
             let need = supported

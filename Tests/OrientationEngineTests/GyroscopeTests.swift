@@ -409,6 +409,38 @@ struct GyroscopeTests {
         #expect(tilted.map { $0 >= 3500 } == true, "tilted-up at \(String(describing: tilted)) ms")
     }
 
+    /// When normal was reported after a turn from left-up to φ −21° (9° past the leave
+    /// angle, clear of the edge) made between 2 and 2.3 s at 100 Hz, after which a hand
+    /// pushes the phone sideways toward left-up at 0.04 g: the readings sit 2.3° nearer the
+    /// boundary, at the edge (`EdgeDeg`). With the gyroscope too unless `gyro` is false.
+    func turnPushedTowardTheEdge(gyro: Bool) -> Int64? {
+        var e = OrientationEngine()
+        let phi = { (t: Double) -> Double in t < 2000 ? -90 : t < 2300 ? -90 + 69 * (t - 2000) / 300 : -21 }
+        for t in stride(from: Int64(0), to: 5000, by: 10) {
+            let time = Double(t)
+            if gyro {
+                e.feedGyroscope(GyroscopeSample(timeMs: t, x: 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53),
+                                                z: rateOf(phi, at: time)))
+            }
+            let p = phi(time) * .pi / 180
+            let k = t < 2300 ? 0 : 0.04 * 9.81
+            e.feed(Sample(timeMs: t, x: -sin(p) * 9.81 + k * cos(p), y: -cos(p) * 9.81 - k * sin(p), z: 0))
+            if e.orientation == .normal { return t }
+        }
+        return nil
+    }
+
+    @Test("with a gyroscope, the edge is judged where the attitude is: readings pushed toward the boundary do not hold a clear turn back")
+    func edgeIsJudgedOnTheAttitude() throws {
+        let alone = try #require(turnPushedTowardTheEdge(gyro: false))
+        let fused = try #require(turnPushedTowardTheEdge(gyro: true))
+        // Alone, the readings are at the edge: EdgeSettleMs. With the gyroscope, the
+        // attitude reached −21° with the turn and the readings pull it back only over
+        // FusionCorrectionMs: OrientationSettleMs, and calm.
+        #expect(alone - 2300 >= 200, "alone after \(alone - 2300) ms")
+        #expect(fused + 50 <= alone, "gyroscope after \(fused - 2300) ms, alone after \(alone - 2300) ms")
+    }
+
     @Test("a stuck gyroscope is given up with one warning, and the accelerometer decides alone")
     func stuckGyroscopeIsGivenUp() {
         var e = OrientationEngine()
