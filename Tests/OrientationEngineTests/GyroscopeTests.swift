@@ -354,6 +354,19 @@ struct GyroscopeTests {
         #expect(tiltsAt10Hz(jolts, reading: jolts, tunables: always).contains(.vertical))
     }
 
+    /// Feeds, at `t`, the gyroscope turning about the screen normal at φ's rate (with a
+    /// real gyroscope's noise; not when `gyro` is false), then the accelerometer's reading
+    /// at φ(t) with a hand's push of `push` m/s² across the screen, toward larger φ.
+    func feedPushed(_ e: inout OrientationEngine, at t: Int64, phi: (Double) -> Double, push k: Double, gyro: Bool) {
+        let time = Double(t)
+        if gyro {
+            e.feedGyroscope(GyroscopeSample(timeMs: t, x: 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53),
+                                            z: rateOf(phi, at: time)))
+        }
+        let p = phi(time) * .pi / 180
+        e.feed(Sample(timeMs: t, x: -sin(p) * 9.81 - k * cos(p), y: -cos(p) * 9.81 + k * sin(p), z: 0))
+    }
+
     /// The orientations reported over 8 s while a phone held in left-up at φ −60° sways
     /// ±10° every 2 s, read at 10 Hz, and from 1 s on an arm's pull across the screen
     /// toward normal alternates between 0.2 and 1.1 g at every reading (mean 0.65 g:
@@ -363,14 +376,7 @@ struct GyroscopeTests {
         var seen: [Orientation] = []
         let phi = { (t: Double) -> Double in -60 + 10 * sin(2 * .pi * t / 2000) }
         for t in stride(from: Int64(0), to: 8000, by: 100) {
-            let time = Double(t)
-            if gyro {
-                e.feedGyroscope(GyroscopeSample(timeMs: t, x: 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53),
-                                                z: rateOf(phi, at: time)))
-            }
-            let p = phi(time) * .pi / 180
-            let k = t < 1000 ? 0 : 9.81 * (t / 100 % 2 == 0 ? 0.2 : 1.1)
-            e.feed(Sample(timeMs: t, x: -sin(p) * 9.81 - k * cos(p), y: -cos(p) * 9.81 + k * sin(p), z: 0))
+            feedPushed(&e, at: t, phi: phi, push: t < 1000 ? 0 : 9.81 * (t / 100 % 2 == 0 ? 0.2 : 1.1), gyro: gyro)
             if seen.last != e.orientation { seen.append(e.orientation) }
         }
         return seen
@@ -417,14 +423,7 @@ struct GyroscopeTests {
         var e = OrientationEngine()
         let phi = { (t: Double) -> Double in t < 2000 ? -90 : t < 2300 ? -90 + 69 * (t - 2000) / 300 : -21 }
         for t in stride(from: Int64(0), to: 5000, by: 10) {
-            let time = Double(t)
-            if gyro {
-                e.feedGyroscope(GyroscopeSample(timeMs: t, x: 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53),
-                                                z: rateOf(phi, at: time)))
-            }
-            let p = phi(time) * .pi / 180
-            let k = t < 2300 ? 0 : 0.04 * 9.81
-            e.feed(Sample(timeMs: t, x: -sin(p) * 9.81 + k * cos(p), y: -cos(p) * 9.81 - k * sin(p), z: 0))
+            feedPushed(&e, at: t, phi: phi, push: t < 2300 ? 0 : -0.04 * 9.81, gyro: gyro)
             if e.orientation == .normal { return t }
         }
         return nil
