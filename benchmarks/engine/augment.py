@@ -50,7 +50,8 @@ Variants (all deterministic for a seed):
   runswing2  the same with twice the linear acceleration
   runall     the forces of `runswing` (without its swing of the device) from the first
              sample to the last, turns included: the sensor started mid-stride and
-             every turn made while running. Tilt is not scored
+             every turn made while running. Tilt is not scored. `run` and `runall` leave
+             the device's attitude as it was: the gyroscope is copied unchanged
   vigour0.7, vigour1.3, vigour1.5, vigour1.5d10
              the person's motion made calmer or more vigorous: every reading's difference
              from a centred 500 ms average of the readings (gravity, and what a swing's
@@ -423,8 +424,8 @@ def main():
             fmt = "%d,%.6g,%.6g,%.6g\n" if variant.startswith("scale") else "%d,%.2f,%.2f,%.2f\n"
             write(os.path.join(d, n + ".csv"), rows, fmt)
             gyro = os.path.join(opt["--traces"], "gyro", n + ".csv")
-            if (variant in ("dec10", "dec25") or variant.startswith("vigour") or variant in GYRO_VARIANTS) \
-                    and os.path.exists(gyro):
+            if (variant in ("dec10", "dec25", "run", "runall") or variant.startswith("vigour")
+                    or variant in GYRO_VARIANTS) and os.path.exists(gyro):
                 os.makedirs(os.path.join(d, "gyro"), exist_ok=True)
                 g = gyro_variant(variant, read(gyro), rnd)
                 if variant in ("dec10", "dec25", "vigour1.5d10", "gbias10"):
