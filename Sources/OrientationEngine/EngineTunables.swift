@@ -31,6 +31,14 @@ public struct EngineTunables: Sendable, Equatable {
     /// the device from being calm for DisturbanceDecayMs times ln k after it.
     public var disturbanceDecayMs: Double = 125
 
+    /// `GyroDisturbanceDecayMs`: the same for calm while a gyroscope is integrated
+    /// (`GyroIntegrateMaxMs`). The accelerometer alone cannot tell a turn's pause from
+    /// its end (a swing's turning point is still for a moment), and the memory bridges
+    /// such pauses; the gyroscope reads the turning at every reading, and the attitude
+    /// sees a tumble toward flat at once, so calm needs only a few readings' memory: a
+    /// pose reached while the hand still shakes it is committed when the shaking stops.
+    public var gyroDisturbanceDecayMs: Double = 25
+
     /// `GravityShareMs`, `CalmGravityShare`: the share of the recent readings (over
     /// `GravityShareMs`) that were at 1 g, each counted as the gravity filter weighs it
     /// (`AccelerationToleranceG`), must be at least `CalmGravityShare` for calm to commit
@@ -273,6 +281,8 @@ public struct EngineTunables: Sendable, Equatable {
               summary: "length error (fraction of 1 g) of a reading that is as disturbed as calm allows"),
         Entry(key: "DisturbanceDecayMs", path: \.disturbanceDecayMs, unit: "ms", min: 0, max: 60_000,
               summary: "time constant over which a disturbance is forgotten (k times calm holds for this times ln k)"),
+        Entry(key: "GyroDisturbanceDecayMs", path: \.gyroDisturbanceDecayMs, unit: "ms", min: 0, max: 60_000,
+              summary: "the same while a gyroscope is integrated: it reads the turning at every reading"),
         Entry(key: "GravityShareMs", path: \.gravityShareMs, unit: "ms", min: 1, max: 10_000,
               summary: "time over which the share of readings at 1 g (CalmGravityShare) is measured"),
         Entry(key: "CalmGravityShare", path: \.calmGravityShare, unit: "fraction", min: 0, max: 1,

@@ -9,7 +9,8 @@
 /// movement away from the vertical counts: a device picked up from flat turns toward the
 /// vertical and is not held back. The level, in multiples of `FlatwardRateDegS`, is kept
 /// as a peak that decays like any disturbance (`DisturbanceDecayMs`), so calm waits until
-/// it has fallen.
+/// it has fallen. The judge keeps one on the readings' estimate and, where a gyroscope
+/// turns an attitude, one on the attitude, which sees a tumble without the estimate's lag.
 struct FlatwardSweep: Sendable {
     private let timeConstantMs: Double
     /// The lag that is as fast as calm allows: `FlatwardRateDegS` (in radians) times the

@@ -8,7 +8,10 @@
 /// Read often enough to follow a turn (`GyroIntegrateMaxMs`), the gyroscope alone says
 /// whether the device turns, and of the accelerometer's disturbance calm counts only what
 /// moves φ (``GravityEstimate/inPlaneDisturbance``): a hand's wobble of the elevation
-/// after a turn, or a push along the screen normal, no longer holds the turn back.
+/// after a turn, or a push along the screen normal, no longer holds the turn back. That
+/// disturbance is forgotten over `GyroDisturbanceDecayMs`, a few readings: the memory
+/// that bridges a swing's still turning point for an accelerometer alone is not needed
+/// where the turning is read at every reading.
 ///
 /// An attitude is also kept: an up vector that the gyroscope turns (a world-fixed vector
 /// seen in the device frame turns as du/dt = −ω × u) and that is pulled toward the
@@ -127,7 +130,7 @@ struct FusedGravity: GravityEstimator {
         biasRate = t.gyroBiasRateDegS * EngineMath.radiansPerDegree
         rotation = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
         tiltRotation = DecayingPeak(timeConstantMs: t.tiltDisturbanceDecayMs)
-        inPlane = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
+        inPlane = DecayingPeak(timeConstantMs: t.gyroDisturbanceDecayMs)
         acceleration = DecayingPeak(timeConstantMs: t.fusionTrustDecayMs)
         accelerationGate = t.accelerationGateG
         leastTrust = t.fusionSlowestMs > 0 ? min(1, t.fusionCorrectionMs / t.fusionSlowestMs) : 0

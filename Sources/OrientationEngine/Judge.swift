@@ -102,6 +102,9 @@ struct Judge: Sendable {
     private let sinCalmElevation: Double
     private let calmGravityShare: Double
     private(set) var flatward: FlatwardSweep
+    /// The same on the attitude, where a gyroscope turns one: it sees a tumble at once,
+    /// where the readings' estimate lags it.
+    private(set) var attitudeFlatward: FlatwardSweep
     /// When the last reading more disturbed than `TiltDisturbanceLimit` came.
     private(set) var tiltDisturbedMs = -Double.infinity
 
@@ -132,6 +135,7 @@ struct Judge: Sendable {
         sinCalmElevation = EngineMath.sinDegrees(t.calmElevationDeg)
         calmGravityShare = t.calmGravityShare
         flatward = FlatwardSweep(tunables: t)
+        attitudeFlatward = FlatwardSweep(tunables: t)
     }
 
     var state: State {
@@ -158,6 +162,9 @@ struct Judge: Sendable {
         let a = geometry.pose(e.up)
         zone = a.zone
         flatward.observe(sinElevation: a.sinElevation, at: t, dtMs: creditMs)
+        if e.isAttitude {
+            attitudeFlatward.observe(sinElevation: geometry.pose(e.tiltUp).sinElevation, at: t, dtMs: creditMs)
+        }
         if e.lastDisturbance > tiltDisturbanceLimit { tiltDisturbedMs = t }
         if a.zone != .free {
             freeSinceMs = .infinity
@@ -252,7 +259,8 @@ struct Judge: Sendable {
             // Calm decides only from an estimate that rests on gravity (CalmGravityShare).
             let supported = e.gravityShare >= calmGravityShare
             let need = supported
-                ? max(candidate.sinceMs + settle, calm(e, limit: 1), freeSinceMs + flatExitMs, flatward.calmFromMs)
+                ? max(candidate.sinceMs + settle, calm(e, limit: 1), freeSinceMs + flatExitMs, flatward.calmFromMs,
+                      attitudeFlatward.calmFromMs)
                 : .infinity
             orientation(due(need, readings: candidate.readings, e), c, .calm, needMs: need, readings: candidate.readings)
         }

@@ -188,7 +188,7 @@ public struct OrientationEngine: Sendable {
             return s + " -> \(orientation.rawValue),\(tilt.rawValue)"
         }
         s += " disturbance=\(fmt(e.disturbance.level(at: clockMs), 2)) at-1g=\(fmt(e.gravityShare, 2))"
-        let flatward = judge.flatward.peak.level(at: clockMs)
+        let flatward = max(judge.flatward.peak.level(at: clockMs), judge.attitudeFlatward.peak.level(at: clockMs))
         if flatward > 0.005 { s += " toward-flat=\(fmt(flatward, 2))" }
         let restMs = e.restMs(at: clockMs)
         if e.restReadings >= 2 || e.silent(at: clockMs) {

@@ -440,6 +440,33 @@ struct GyroscopeTests {
         #expect(fused + 50 <= alone, "gyroscope after \(fused - 2300) ms, alone after \(alone - 2300) ms")
     }
 
+    /// When left-up was reported, in ms after a hand's shaking stopped: normal, then turned
+    /// to left-up between 1 and 1.3 s at 100 Hz with the gyroscope, then shaken across the
+    /// screen (±0.4 g, the sign flipping at every reading: about twice what calm allows,
+    /// and no turn) until 1.5 s, then held still.
+    func leftUpAfterShaking(_ tunables: EngineTunables) -> Int64? {
+        var e = OrientationEngine(tunables: tunables)
+        let phi = { (t: Double) -> Double in t < 1000 ? 0 : t < 1300 ? -90 * (t - 1000) / 300 : -90 }
+        for t in stride(from: Int64(0), to: 3000, by: 10) {
+            let shake = t >= 1300 && t < 1500 ? 0.4 * 9.81 * (t / 10 % 2 == 0 ? 1 : -1) : 0
+            feedPushed(&e, at: t, phi: phi, push: shake, gyro: true)
+            if e.orientation == .leftUp { return t - 1500 }
+        }
+        return nil
+    }
+
+    @Test("with a gyroscope, calm comes a few readings after a shake: the turning is read, not bridged")
+    func calmHasAShortMemoryWithAGyroscope() throws {
+        let fused = try #require(leftUpAfterShaking(.default))
+        #expect(fused <= 60, "left-up \(fused) ms after the shaking")
+        // With the accelerometer's memory, a shake twice calm holds calm for
+        // DisturbanceDecayMs·ln 2 after it.
+        var long = EngineTunables.default
+        long.gyroDisturbanceDecayMs = long.disturbanceDecayMs
+        let bridged = try #require(leftUpAfterShaking(long))
+        #expect(bridged >= fused + 50, "with the longer memory \(bridged) ms, with the short one \(fused) ms")
+    }
+
     @Test("a stuck gyroscope is given up with one warning, and the accelerometer decides alone")
     func stuckGyroscopeIsGivenUp() {
         var e = OrientationEngine()
