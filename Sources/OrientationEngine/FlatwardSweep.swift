@@ -34,6 +34,10 @@ struct FlatwardSweep: Sendable {
     /// Whether the rule is on (`FlatwardRateDegS` > 0).
     var isOn: Bool { limit > 0 }
 
+    /// Starts the average afresh at the next elevation (its source was not read meanwhile:
+    /// a gyroscope's attitude that was not integrated); a peak already seen still decays.
+    mutating func restart() { started = false }
+
     /// Takes the elevation (its sine) of a reading at `t`, `dtMs` after the one before.
     mutating func observe(sinElevation s: Double, at t: Double, dtMs: Double) {
         guard isOn else { return }

@@ -22,8 +22,9 @@ struct GravityEstimate: Sendable {
     /// a gyroscope integrated over `AttitudeStrideFilterMs`, as `strideAttitude` is.
     var strideUp = Vector3.zero
     var strideLength = 0.0
-    /// With a gyroscope read often enough to integrate, its attitude averaged over
-    /// `AttitudeStrideFilterMs` (unit; zero without one): the device's real attitude
+    /// With a gyroscope integrated (read often enough, or at 10 Hz while its readings
+    /// change smoothly), its attitude averaged over `AttitudeStrideFilterMs` (unit; zero
+    /// otherwise): the device's real attitude
     /// through a run or a swing, where the readings' average is tipped by the arm's pull.
     /// Tilt's stride rule reads it; the orientation's stride rule commits only where it and
     /// the readings' average agree (each errs in its own way: the average is pulled, the

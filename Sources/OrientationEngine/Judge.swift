@@ -164,6 +164,8 @@ struct Judge: Sendable {
         flatward.observe(sinElevation: a.sinElevation, at: t, dtMs: creditMs)
         if e.isAttitude {
             attitudeFlatward.observe(sinElevation: geometry.pose(e.tiltUp).sinElevation, at: t, dtMs: creditMs)
+        } else {
+            attitudeFlatward.restart()
         }
         if e.lastDisturbance > tiltDisturbanceLimit { tiltDisturbedMs = t }
         if a.zone != .free {
