@@ -34,9 +34,13 @@ struct FlatwardSweep: Sendable {
     /// Whether the rule is on (`FlatwardRateDegS` > 0).
     var isOn: Bool { limit > 0 }
 
-    /// Starts the average afresh at the next elevation (its source was not read meanwhile:
-    /// a gyroscope's attitude that was not integrated); a peak already seen still decays.
-    mutating func restart() { started = false }
+    /// Starts the average afresh at the next elevation, its source not being read
+    /// meanwhile (a gyroscope's attitude that is not integrated, or a gyroscope given up):
+    /// the last reading's level no longer stands, and a peak already seen still decays.
+    mutating func restart() {
+        started = false
+        last = 0
+    }
 
     /// Takes the elevation (its sine) of a reading at `t`, `dtMs` after the one before.
     mutating func observe(sinElevation s: Double, at t: Double, dtMs: Double) {

@@ -73,6 +73,26 @@ struct EnginePartsTests {
         #expect(AccelerometerGravity.inPlaneChord(Vector3(x: 0, y: 0, z: 9.81), upright) == 2)
     }
 
+    @Test("a toward-flat sweep whose elevation is no longer read holds calm only while its peak decays")
+    func flatwardSweepRestarts() {
+        // 100 Hz: the screen leaned back from upright at 200°/s for 200 ms (three times
+        // FlatwardRateDegS); at the last reading its own level holds calm for as long as
+        // it lasts.
+        var sweep = FlatwardSweep(tunables: .default)
+        for t in stride(from: 0.0, through: 200, by: 10) {
+            sweep.observe(sinElevation: EngineMath.sinDegrees(0.2 * t), at: t, dtMs: 10)
+        }
+        #expect(sweep.calmFromMs == .infinity)
+        // Its source no longer read (a gyroscope's attitude not integrated, or given up):
+        // the level seen last does not stand for ever; the peak decays as before.
+        sweep.restart()
+        let from = sweep.calmFromMs
+        #expect(from.isFinite && from > 200 && from < 200 + 3 * EngineTunables.default.disturbanceDecayMs, "\(from)")
+        // Read again, it starts from the new elevation: no jump is taken for a sweep.
+        sweep.observe(sinElevation: EngineMath.sinDegrees(10), at: 1000, dtMs: 800)
+        #expect(sweep.calmFromMs <= 1000)
+    }
+
     @Test("a candidate counts the readings that propose it and starts over on another")
     func candidate() {
         var c = Candidate<Orientation>()
