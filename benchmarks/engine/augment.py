@@ -71,6 +71,10 @@ Variants (all deterministic for a seed):
   glag, glead
              the gyroscope's time stamps 25 ms later (glag) or earlier (glead) than the
              accelerometer's: two devices whose clocks or filters disagree a little
+  dec10glag  dec10 with the gyroscope read 50 ms after each accelerometer tick (two
+             devices polled apart, or a gyroscope on its own trigger)
+  rate10g    rate10 (box average) with the gyroscope box-averaged the same way: a
+             decimation other than the daemon's
   scale0.01, scale0.1, scale10, scale1000
              every value multiplied by that factor (a driver or firmware table with the
              wrong scale); written with 6 significant digits
@@ -81,8 +85,8 @@ import json, math, os, random, shutil, sys
 ALL = ["jitter", "rate10", "rate10raw", "rate200", "rate25j", "gaps", "gain", "offset", "quant", "noise",
        "rotz90", "rotz180", "combo", "combo10", "dec10", "dec25", "scale0.01", "scale0.1", "scale10", "scale1000", "run",
        "runswing", "runswing2", "runall", "roll15", "roll-15", "vigour0.7", "vigour1.3", "vigour1.5",
-       "vigour1.5d10", "gbias", "gbias10", "gscale", "glag", "glead"]
-GYRO_VARIANTS = ("gbias", "gbias10", "gscale", "glag", "glead")
+       "vigour1.5d10", "gbias", "gbias10", "gscale", "glag", "glead", "dec10glag", "rate10g"]
+GYRO_VARIANTS = ("gbias", "gbias10", "gscale", "glag", "glead", "dec10glag", "rate10g")
 ROT90 = {"normal": "right-up", "right-up": "bottom-up", "bottom-up": "left-up", "left-up": "normal",
          "undefined": "undefined"}
 
@@ -415,7 +419,8 @@ def main():
             elif variant == "dec10": rows = decimate(rows, 10)
             elif variant == "dec25": rows = decimate(rows, 25)
             elif variant in GYRO_VARIANTS:
-                if variant == "gbias10": rows = decimate(rows, 10)
+                if variant in ("gbias10", "dec10glag"): rows = decimate(rows, 10)
+                if variant == "rate10g": rows = resample(rows, 10, "box", random.Random("rate10g/%s/%d" % (n, seed)))
             elif variant.startswith("scale"):
                 f = float(variant[5:])
                 rows = [(t, x * f, y * f, z * f) for t, x, y, z in rows]
@@ -430,6 +435,10 @@ def main():
                 g = gyro_variant(variant, read(gyro), rnd)
                 if variant in ("dec10", "dec25", "vigour1.5d10", "gbias10"):
                     g = at_times(g, [r[0] for r in rows])
+                elif variant == "dec10glag":
+                    g = at_times(g, [r[0] + 50 for r in rows])
+                elif variant == "rate10g":
+                    g = resample(g, 10, "box", random.Random("rate10g/gyro/%s/%d" % (n, seed)))
                 write(os.path.join(d, "gyro", n + ".csv"), g, "%d,%.5f,%.5f,%.5f\n")
             with open(os.path.join(d, n + ".truth.json"), "w") as fh:
                 json.dump(truth, fh)
