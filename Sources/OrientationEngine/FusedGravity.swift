@@ -182,7 +182,9 @@ struct FusedGravity: GravityEstimator {
         } else {
             sameSinceMs = t
         }
-        let dt = lastGyroMs.isFinite ? min(t - lastGyroMs, timeoutMs) : 0
+        // After a silence longer than GyroTimeoutMs, this reading starts the integration
+        // afresh: its rate is not applied to the time the gyroscope was silent.
+        let dt = lastGyroMs.isFinite && t - lastGyroMs <= timeoutMs ? t - lastGyroMs : 0
         gyroIntervalMs = lastGyroMs.isFinite ? t - lastGyroMs : .infinity
         lastGyroMs = t
         if let previous = lastRate {
@@ -228,15 +230,13 @@ struct FusedGravity: GravityEstimator {
         atRest = accelerometer.estimate.restIsGravity && accelerometer.estimate.restReadings >= 2
             && accelerometer.estimate.restMs(at: t) >= restMs
         fusing = trouble == nil && t - lastGyroMs <= timeoutMs
-        guard fusing else {
-            up = accelerometer.estimate.up
-            return true
-        }
+        // Without a gyroscope (none yet, or given up) there is no attitude to keep.
+        guard trouble == nil, lastGyroMs.isFinite else { return true }
         if up == .zero { up = accelerometer.estimate.up }
         var e = accelerometer.estimate
         let reading = Vector3(sample).unit
         acceleration.observe(e.lengthError / accelerationGate, at: t)
-        if atRest {
+        if fusing && atRest {
             // Arriving at a rest: did the gyroscope turn the up vector where the
             // accelerometer now shows gravity?
             // (A rest the gyroscope also sees: at the end of a swing the readings can
@@ -253,7 +253,17 @@ struct FusedGravity: GravityEstimator {
         // lately (never less than FusionSlowestMs allows): its direction is no evidence
         // against the gyroscope (a turn puts readings ahead of any average), its length is.
         let d = acceleration.level(at: t)
-        let k = (correctionMs > 0 ? 1 - EngineMath.expNeg(dt / correctionMs) : 1) * max(leastTrust, 1 / (1 + d * d))
+        let gain = correctionMs > 0 ? 1 - EngineMath.expNeg(dt / correctionMs) : 1
+        guard fusing else {
+            // While the gyroscope is silent the accelerometer decides alone, and only calm
+            // readings move the attitude: where a run's or a swing's readings point at any
+            // one moment, or over a few seconds, is no place to restart it from (100° and
+            // 40° from it in one recording), and through a run's silence the device's mean
+            // attitude has not moved; a device turned and held meanwhile is followed.
+            if e.disturbance.level(at: t) <= 1 { up = (up + (reading - up) * gain).unit }
+            return true
+        }
+        let k = gain * max(leastTrust, 1 / (1 + d * d))
         up = (up + (reading - up) * k).unit
         // Disagreement: the accelerometer calm, the fused up vector far from its reading.
         if e.lastDisturbance <= 1 && !up.within(cosine: cosDisagree, of: reading) {

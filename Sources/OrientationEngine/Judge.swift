@@ -183,7 +183,10 @@ struct Judge: Sendable {
             // average to agree (``GravityEstimate/strideAttitude``).
             let a = geometry.pose(e.strideAttitude)
             strideTilt = geometry.tilt(a, current: tilt)
-            if a.sinElevation < sinCalmElevation {
+            // The readings' average no longer than 1 g allows: a pull that does not
+            // average out across the screen lengthens it as it tips it (a roll only
+            // shortens it).
+            if a.sinElevation < sinCalmElevation && e.strideLength - 1 <= strideLengthTolerance {
                 let r = geometry.pose(e.strideUp)
                 let p = geometry.proposal(a, current: orientation)
                 stride = r.sinElevation < sinCalmElevation && geometry.proposal(r, current: orientation) == p ? p : nil

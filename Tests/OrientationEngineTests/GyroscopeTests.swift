@@ -517,6 +517,76 @@ struct GyroscopeTests {
         #expect(e.fusingGyroscope)
     }
 
+    @Test("a gyroscope's first reading after a silence is not applied to the time it was silent")
+    func resumedGyroscopeStartsAfresh() {
+        // Upright and still at 100 Hz; the gyroscope silent from 2 to 2.6 s (beyond
+        // GyroTimeoutMs), then one jolt of 6 rad/s about x and still again. Applied over
+        // the silence (up to the timeout), the jolt would tip the attitude by some 86°.
+        var e = OrientationEngine()
+        var tilts: Set<Tilt> = []
+        for t in stride(from: Int64(0), to: 4000, by: 10) {
+            let time = Double(t)
+            if t < 2000 || t >= 2600 {
+                let jolt = t == 2600 ? 6.0 : 0
+                e.feedGyroscope(GyroscopeSample(timeMs: t, x: jolt + 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: 0))
+            }
+            e.feed(poseSample(t: t, phi: 0, theta: 0))
+            tilts.insert(e.tilt)
+        }
+        #expect(e.fusingGyroscope)
+        #expect(tilts == [.vertical], "\(tilts)")
+    }
+
+    /// The tilts reported after the gyroscope's silence: upright, the screen pitching ±15°
+    /// at 1.4 Hz (the gyroscope reads it) while the readings are pushed along the screen
+    /// normal by ±1 g at 2.8 Hz (their elevation swings by ±45° about the device's, the
+    /// push averaging out), from 1 s to 9 s; the gyroscope silent for 0.6 s from
+    /// `silenceMs`.
+    func tiltsAfterASilenceInARun(silenceMs: Int64) -> Set<Tilt> {
+        var e = OrientationEngine()
+        var tilts: Set<Tilt> = []
+        let theta = { (t: Double) -> Double in t < 1000 ? 0 : 15 * sin(2 * .pi * 1.4 * (t - 1000) / 1000) }
+        for t in stride(from: Int64(0), to: 9000, by: 10) {
+            let time = Double(t)
+            if t < silenceMs || t >= silenceMs + 600 {
+                e.feedGyroscope(GyroscopeSample(timeMs: t, x: rateOf(theta, at: time) + 0.002 * sin(time * 0.37),
+                                                y: 0.002 * cos(time * 0.53), z: 0))
+            }
+            var s = poseSample(t: t, phi: 0, theta: theta(time))
+            if t >= 1000 { s.z += 9.81 * sin(2 * .pi * 2.8 * (time - 1000) / 1000) }
+            e.feed(s)
+            if t >= silenceMs { tilts.insert(e.tilt) }
+        }
+        return tilts
+    }
+
+    @Test("through a gyroscope's silence in a run the attitude is kept, not restarted from the readings of the moment")
+    func attitudeIsKeptThroughASilence() {
+        // Restarted from the readings' estimate of the moment, the attitude is 20–40° off,
+        // and tilt, which follows it, reads tilted-up or tilted-down for seconds.
+        for silence: Int64 in [5000, 5150] {
+            #expect(tiltsAfterASilenceInARun(silenceMs: silence) == [.vertical], "silence from \(silence) ms")
+        }
+    }
+
+    @Test("with a gyroscope, the stride rule follows no average the arm's pull lengthens past 1 g")
+    func pulledStrideAverageIsNoGravity() {
+        // Held in normal at φ −25°, rolled ±35° at 1.4 Hz, with readings pulled across the
+        // screen toward left-up by 1.2 g on average (and bouncing): their average tips 50°
+        // into left-up and reads 1.5 g. Over seconds the attitude, corrected toward the
+        // readings, drifts the same way; neither is gravity.
+        var e = OrientationEngine()
+        var seen: Set<Orientation> = []
+        let phi = { (t: Double) -> Double in t < 2000 ? -25 : -25 + 35 * sin(2 * .pi * 1.4 * (t - 2000) / 1000) }
+        for t in stride(from: Int64(0), to: 20_000, by: 10) {
+            let time = Double(t)
+            let pull = t < 2000 ? 0 : 1.2 * 9.81 * (1 + 0.5 * sin(2 * .pi * 2.8 * (time - 2000) / 1000))
+            feedPushed(&e, at: t, phi: phi, push: -pull, gyro: true)
+            seen.insert(e.orientation)
+        }
+        #expect(seen == [.normal], "\(seen)")
+    }
+
     @Test("non-finite, saturated and out-of-order readings are ignored with one warning each")
     func badReadingsAreIgnored() {
         var e = OrientationEngine()

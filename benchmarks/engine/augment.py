@@ -75,6 +75,10 @@ Variants (all deterministic for a seed):
              devices polled apart, or a gyroscope on its own trigger)
   rate10g    rate10 (box average) with the gyroscope box-averaged the same way: a
              decimation other than the daemon's
+  ggaps, ggaps10
+             the gyroscope silent four times for 0.6 s and once for 3 s at random places
+             (the accelerometer unchanged; ggaps10 at 10 Hz as dec10): a gyroscope that
+             stops and comes back
   scale0.01, scale0.1, scale10, scale1000
              every value multiplied by that factor (a driver or firmware table with the
              wrong scale); written with 6 significant digits
@@ -85,8 +89,9 @@ import json, math, os, random, shutil, sys
 ALL = ["jitter", "rate10", "rate10raw", "rate200", "rate25j", "gaps", "gain", "offset", "quant", "noise",
        "rotz90", "rotz180", "combo", "combo10", "dec10", "dec25", "scale0.01", "scale0.1", "scale10", "scale1000", "run",
        "runswing", "runswing2", "runall", "roll15", "roll-15", "vigour0.7", "vigour1.3", "vigour1.5",
-       "vigour1.5d10", "gbias", "gbias10", "gscale", "glag", "glead", "dec10glag", "rate10g"]
-GYRO_VARIANTS = ("gbias", "gbias10", "gscale", "glag", "glead", "dec10glag", "rate10g")
+       "vigour1.5d10", "gbias", "gbias10", "gscale", "glag", "glead", "dec10glag", "rate10g",
+       "ggaps", "ggaps10"]
+GYRO_VARIANTS = ("gbias", "gbias10", "gscale", "glag", "glead", "dec10glag", "rate10g", "ggaps", "ggaps10")
 ROT90 = {"normal": "right-up", "right-up": "bottom-up", "bottom-up": "left-up", "left-up": "normal",
          "undefined": "undefined"}
 
@@ -419,7 +424,7 @@ def main():
             elif variant == "dec10": rows = decimate(rows, 10)
             elif variant == "dec25": rows = decimate(rows, 25)
             elif variant in GYRO_VARIANTS:
-                if variant in ("gbias10", "dec10glag"): rows = decimate(rows, 10)
+                if variant in ("gbias10", "dec10glag", "ggaps10"): rows = decimate(rows, 10)
                 if variant == "rate10g": rows = resample(rows, 10, "box", random.Random("rate10g/%s/%d" % (n, seed)))
             elif variant.startswith("scale"):
                 f = float(variant[5:])
@@ -433,8 +438,13 @@ def main():
                     or variant in GYRO_VARIANTS) and os.path.exists(gyro):
                 os.makedirs(os.path.join(d, "gyro"), exist_ok=True)
                 g = gyro_variant(variant, read(gyro), rnd)
-                if variant in ("dec10", "dec25", "vigour1.5d10", "gbias10"):
+                if variant in ("dec10", "dec25", "vigour1.5d10", "gbias10", "ggaps10"):
                     g = at_times(g, [r[0] for r in rows])
+                if variant in ("ggaps", "ggaps10") and g:
+                    end = g[-1][0]
+                    silent = [(a, a + 600) for a in (rnd.uniform(0, end) for _ in range(4))]
+                    silent.append((lambda a: (a, a + 3000))(rnd.uniform(0, end)))
+                    g = [r for r in g if not any(a <= r[0] < b for a, b in silent)]
                 elif variant == "dec10glag":
                     g = at_times(g, [r[0] + 50 for r in rows])
                 elif variant == "rate10g":
