@@ -31,8 +31,10 @@
 ///
 /// The same vector checks the gyroscope. The accelerometer alone decides
 /// (``AccelerometerGravity``, which this wraps and feeds with every reading) while there
-/// is no gyroscope, while it has fallen silent for `GyroTimeoutMs`, and for good once it
-/// is found wrong: stuck (the same reading for `GyroStuckMs`), or disagreeing with the
+/// is no gyroscope, while it has fallen silent for `GyroTimeoutMs` (the attitude kept
+/// meanwhile, moved only by calm readings, and integrated afresh when it sends again),
+/// and for good once it is found wrong: stuck (the same reading for `GyroStuckMs`), or
+/// disagreeing with the
 /// accelerometer (the vector arriving at three rests in a row that the gyroscope too sees
 /// still, or staying with calm readings for an unbroken `GyroDisagreeMs`, more than
 /// `GyroDisagreeDeg` from gravity: a unit error

@@ -37,7 +37,8 @@ import OrientationAPI
 ///   pendulum, and the arm's pull does not cancel (in a recording it averaged 2 g, 60°
 ///   from gravity). With a gyroscope integrated, its attitude averaged
 ///   (``GravityEstimate/strideAttitude``) proposes, and the readings averaged over the
-///   same time must agree: the one is pulled, the other carries the gyroscope's errors.
+///   same time must agree, and be no longer than 1 g allows: the one is pulled, the other
+///   carries the gyroscope's errors.
 ///
 /// A proposal less than `EdgeDeg` past the leave angle must stand `EdgeSettleMs` for rest
 /// and calm alike: a device only just past the boundary is most often at the end of a
