@@ -12,21 +12,19 @@
 /// it has fallen. The judge keeps one on the readings' estimate and, where a gyroscope
 /// turns an attitude, one on the attitude, which sees a tumble without the estimate's lag.
 struct FlatwardSweep: Sendable {
-    private let timeConstantMs: Double
+    private var gain: ExponentialGain
     /// The lag that is as fast as calm allows: `FlatwardRateDegS` (in radians) times the
     /// time constant. Measured on the elevation's sine, divided by its cosine (the sine
     /// moves cos θ times as fast as the angle): no arc sine per reading.
     private let limit: Double
     private var average = 0.0
     private var started = false
-    private var cachedDt = -1.0
-    private var cachedGain = 1.0
     /// The last reading's own level (held, a reading stands for itself).
     private(set) var last = 0.0
     private(set) var peak: DecayingPeak
 
     init(tunables t: EngineTunables) {
-        timeConstantMs = t.flatwardFilterMs
+        gain = ExponentialGain(timeConstantMs: t.flatwardFilterMs)
         limit = t.flatwardRateDegS * EngineMath.radiansPerDegree * t.flatwardFilterMs / 1000
         peak = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
     }
@@ -50,11 +48,7 @@ struct FlatwardSweep: Sendable {
             average = s
             return
         }
-        if dtMs != cachedDt {
-            cachedDt = dtMs
-            cachedGain = 1 - EngineMath.expNeg(dtMs / timeConstantMs)
-        }
-        average += (s - average) * cachedGain
+        average += (s - average) * gain(dtMs: dtMs)
         // Away from the vertical: up while the screen faces up, down while it faces down.
         let away = s < 0 ? average - s : s - average
         // The sine's lag over the cosine: the angle's lag, to first order. (A lag below a

@@ -11,13 +11,17 @@
 /// that happen to agree for a moment cannot walk it away), and a reading that stays steady in direction and length for
 /// `RelearnMs` at another length replaces it, whatever it was (a sensor whose scale
 /// changed, or an estimate that started from a reading taken in motion). Until the
-/// first rest it is `StandardGravity` when the scale looks plausible
-/// (``plausibleRatio``), else the length of the mean reading of the last second or so, starting from
-/// the first one: a first reading taken mid-stride is not taken for 1 g for as long as
-/// the person keeps walking. (The length of the mean, not the mean of the lengths: over a
-/// stride the forces cancel and the mean reading is gravity, while the lengths of readings
-/// pulled every way average to more than 1 g.) A shake, a stride, a swing or a free fall is no rest, and
-/// never moves it.
+/// first rest it is `StandardGravity` when the scale looks plausible: the readings' mean
+/// length over the last second or so within ``plausibleRatio`` of it. (Their mean
+/// length, not the length of their mean: a device turning over and over, as in a
+/// figure-eight, reads gravity in every direction, and the mean of those readings
+/// shrinks toward nothing while each is 1 g long; a phone whirled in the air had a
+/// second's mean of 0.06 g, and the sensor's scale was taken to be wrong.) A sensor whose
+/// scale is that far off is judged against the length of its mean reading of that time,
+/// starting from the first one: over a stride the forces cancel and the mean reading is
+/// gravity, while the lengths of readings pulled every way average to more than 1 g, and
+/// a first reading taken mid-stride is not taken for 1 g for as long as the person keeps
+/// walking. A shake, a stride, a swing or a free fall is no rest, and never moves it.
 struct GravityMagnitude: Sendable {
     /// Time constant of the mean length that stands in until the first rest.
     static let unconfirmedMeanMs = 1000.0
@@ -35,14 +39,18 @@ struct GravityMagnitude: Sendable {
     /// Rest time that confirmed the value so far.
     private(set) var confirmedMs = 0.0
 
-    /// Before the first rest, a stand-in within this factor of `StandardGravity` is taken
-    /// to be a right scale, and `StandardGravity` is used: a phone swung in a running hand
-    /// averages up to 2 g, and judged against that, every reading of the swing looks
-    /// calm. A sensor whose scale is wrong by more (milli-g as m/s², 26 g) is judged
-    /// against its own stand-in until a rest shows its 1 g.
-    static let plausibleRatio = 2.5
+    /// Before the first rest, a mean length within this factor of `StandardGravity` is
+    /// taken to be a right scale, and `StandardGravity` is used: a phone swung in a
+    /// running hand reads up to 4 g on average over a second (a recorded run), and judged
+    /// against that, every reading of the swing looks calm. The scale errors that real
+    /// drivers make are unit errors, ×9.81 (g for m/s²) and powers of ten, all beyond it.
+    /// (A smaller error, 26 g read as 2.6 g, is learned at the first rest.)
+    static let plausibleRatio = 6.0
 
+    /// The mean reading and the readings' mean length until the first rest, over
+    /// `unconfirmedMeanMs`.
     private var mean = LowPass(timeConstantMs: unconfirmedMeanMs)
+    private var meanLength = 0.0
     private let standardGravity: Double
 
     init(standardGravity: Double) {
@@ -52,21 +60,28 @@ struct GravityMagnitude: Sendable {
     /// Starts from a first reading.
     mutating func start(_ a: Vector3) {
         mean.reset(to: a)
+        meanLength = a.length
         confirmedMs = 0
-        standIn(a.length)
+        standIn()
     }
 
     /// A reading, `dt` ms after the one before: moves the stand-in until the first rest.
     mutating func observe(_ a: Vector3, dtMs dt: Double) {
         guard confirmedMs == 0 else { return }
+        let gain = mean.gain(dtMs: dt)
         mean.update(a, dtMs: dt)
-        standIn(mean.value.length)
+        meanLength += (a.length - meanLength) * gain
+        standIn()
     }
 
-    private mutating func standIn(_ length: Double) {
-        guard length > 0, length.isFinite else { return }
-        let ratio = length / standardGravity
-        value = ratio < Self.plausibleRatio && ratio > 1 / Self.plausibleRatio ? standardGravity : length
+    private mutating func standIn() {
+        guard meanLength > 0, meanLength.isFinite else { return }
+        let ratio = meanLength / standardGravity
+        if ratio < Self.plausibleRatio && ratio > 1 / Self.plausibleRatio {
+            value = standardGravity
+        } else if case let length = mean.value.length, length > 0, length.isFinite {
+            value = length
+        }
     }
 
     /// A rest `restMs` long (already at least `RestMs`) whose mean reads `length`, seen

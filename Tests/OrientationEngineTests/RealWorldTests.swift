@@ -103,10 +103,12 @@ struct RealWorldTests {
         #expect(abs((e.learnedGravity ?? 0) - learned) < 0.05, "learned \(e.learnedGravity ?? 0)")
     }
 
-    @Test("before any rest, a sensor of a plausible scale is judged against StandardGravity: a 2 g pull is no calm")
-    func pullBeforeAnyRestIsNotCalm() {
+    @Test("before any rest, a sensor of a plausible scale is judged against StandardGravity: a pull of 2 or 3.5 g is no calm",
+          arguments: [2.0, 3.5])
+    func pullBeforeAnyRestIsNotCalm(pull: Double) {
         // Started while a phone is swung in a running hand: never still, its mean reading
-        // 2 g along the arm, 70° from where the first reading showed gravity.
+        // `pull` g along the arm, 70° from where the first reading showed gravity (a
+        // recorded run's readings averaged up to 3.9 g over a second).
         var e = OrientationEngine()
         var t: Int64 = 0
         e.feed(poseSample(t: t, phi: 0, theta: 0))
@@ -115,10 +117,32 @@ struct RealWorldTests {
         while t < 4000 {
             t += 10
             i += 1
-            e.feed(poseSample(t: t, phi: -70 + (i % 2 == 0 ? 3 : -3), theta: 0, g: 9.81 * (i % 4 < 2 ? 1.7 : 2.3)))
+            e.feed(poseSample(t: t, phi: -70 + (i % 2 == 0 ? 3 : -3), theta: 0, g: 9.81 * (pull + (i % 4 < 2 ? -0.3 : 0.3))))
             seen.insert(e.orientation)
         }
         #expect(seen == [.normal], "\(seen)")
+    }
+
+    @Test("a device tumbled over and over before any rest is no mis-scaled sensor: held still, it is decided at once")
+    func tumbleBeforeAnyRestKeepsTheScale() throws {
+        // Whirled from the start, once a second about its x axis for 3 s (gravity sweeps
+        // every direction of the y-z plane: the mean reading shrinks toward nothing while
+        // every reading is 1 g long), then held still in right-up.
+        var e = OrientationEngine()
+        var t: Int64 = 0
+        while t < 3000 {
+            e.feed(poseSample(t: t, phi: 0, theta: Double(t) * 0.36))
+            t += 10
+        }
+        let held = t
+        var rightUp: Int64?
+        while t < held + 2000 {
+            e.feed(poseSample(t: t, phi: 90, theta: 0))
+            if rightUp == nil && e.orientation == .rightUp { rightUp = t - held }
+            t += 10
+        }
+        let after = try #require(rightUp, "never right-up")
+        #expect(after <= Int64(EngineTunables.default.restMs) + 30, "right-up \(after) ms after it was held")
     }
 
     @Test("a long shake or a free fall does not poison the learned gravity")
