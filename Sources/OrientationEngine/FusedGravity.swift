@@ -18,7 +18,8 @@
 /// accelerometer's reading over `FusionCorrectionMs`, the less the more linear
 /// acceleration there has been in the last `FusionTrustDecayMs` but never slower than
 /// `FusionSlowestMs`, with the gyroscope's bias learned at rests it agrees with
-/// (`GyroBiasLearnMs`, `GyroBiasRateDegS`). Where the gyroscope is read at least every
+/// (`GyroBiasLearnMs`, `GyroBiasRateDegS`); a rest, for the judge too, counts only from
+/// the gyroscope's last reading of a turn. Where the gyroscope is read at least every
 /// `GyroIntegrateMaxMs`, tilt follows the attitude and the stride rule reads it averaged
 /// over `AttitudeStrideFilterMs`: through a run or a swing it is the device's real
 /// attitude, where the accelerometer's average is the arm's pull (for orientation, the
@@ -83,6 +84,8 @@ struct FusedGravity: GravityEstimator {
     private var disagreeingRests = 0
     private var atRest = false
     private let biasRate: Double
+    /// When the gyroscope last read a turn (beyond `GyroBiasRateDegS` of its bias).
+    private var turnedMs = -Double.infinity
     private var rotation: DecayingPeak
     /// The same forgotten over `TiltDisturbanceDecayMs`, for tilt's calm.
     private var tiltRotation: DecayingPeak
@@ -199,6 +202,7 @@ struct FusedGravity: GravityEstimator {
             bias += (w - bias) * (1 - EngineMath.expNeg(dt / biasLearnMs))
         }
         let rate = w - bias
+        if rate.length > biasRate { turnedMs = t }
         if up != .zero && dt > 0 {
             // du/dt = −ω × u = u × ω.
             up = (up + up.cross(rate) * (dt / 1000)).unit
@@ -265,6 +269,11 @@ struct FusedGravity: GravityEstimator {
             if e.disturbance.level(at: t) <= 1 { up = (up + (reading - up) * gain).unit }
             return true
         }
+        // A rest is one the gyroscope sees too: readings that agree while the device
+        // turns are a coincidence of the moment (a figure-eight read at 10 Hz, each
+        // reading the mean of its interval, held two readings alike while turning at
+        // 40–70°/s), and only the readings since its last turn count.
+        if e.restReadings > 0 && turnedMs > e.restSinceMs { e.restSinceMs = turnedMs }
         let k = gain * max(leastTrust, 1 / (1 + d * d))
         up = (up + (reading - up) * k).unit
         // Disagreement: the accelerometer calm, the fused up vector far from its reading.

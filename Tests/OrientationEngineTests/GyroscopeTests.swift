@@ -467,6 +467,34 @@ struct GyroscopeTests {
         #expect(bridged >= fused + 50, "with the longer memory \(bridged) ms, with the short one \(fused) ms")
     }
 
+    /// When right-up was reported, in ms: normal and still for 2 s at 10 Hz, then readings
+    /// that show right-up leaned back 58° (beyond CalmElevationDeg: only a rest decides
+    /// there) and do not change, while the gyroscope reads the device turning at
+    /// `turningDegS` about its x axis until 3 s, then still.
+    func rightUpAtRestWhileTurning(_ turningDegS: Double) -> Int64? {
+        var e = OrientationEngine()
+        feedTurningAboutX(&e, to: 2000, stepMs: 100) { poseSample(t: $0, phi: 0, theta: 0) }
+        var t: Int64 = 2000
+        while t < 4000 {
+            feedTurningAboutX(&e, from: t, to: t + 100, stepMs: 100,
+                              xRate: { $0 < 3000 ? turningDegS * .pi / 180 : 0 }) { poseSample(t: $0, phi: 90, theta: 58) }
+            if e.orientation == .rightUp { return t }
+            t += 100
+        }
+        return nil
+    }
+
+    @Test("readings that agree while the gyroscope reads the device turning are no rest")
+    func restNeedsTheGyroscopeStill() throws {
+        // Still to the gyroscope, the readings' rest commits at once.
+        let still = try #require(rightUpAtRestWhileTurning(0))
+        #expect(still <= 2300, "right-up at \(still) ms")
+        // Turning at 60°/s (a figure-eight read at 10 Hz, each reading its interval's mean,
+        // agreed two readings in a row), the rest counts from the gyroscope's last turn.
+        let turning = try #require(rightUpAtRestWhileTurning(60))
+        #expect(turning >= 3000 && turning <= 3300, "right-up at \(turning) ms")
+    }
+
     @Test("a stuck gyroscope is given up with one warning, and the accelerometer decides alone")
     func stuckGyroscopeIsGivenUp() {
         var e = OrientationEngine()
