@@ -207,6 +207,30 @@ struct RealWorldTests {
         #expect(!changedAgain, "a time that is not later changes nothing")
     }
 
+    @Test("a reading after a dropout is measured against the estimate as at the sensor's rate, not as a slow turn across the gap")
+    func readingAfterADropoutIsNoSlowTurn() {
+        // Normal and still, then shaken about left-up (φ −90° ± 25° at every reading, 1 g
+        // long: never calm), then the sensor drops out for 0.6 s; its first reading after
+        // the gap is one of the shake's ends. Measured as a turn spread over the gap, it
+        // looked calm, and left-up was committed on it.
+        var e = OrientationEngine()
+        var t: Int64 = 0
+        while t < 1500 { e.feed(poseSample(t: t, phi: 0, theta: 0)); t += 10 }
+        var i = 0
+        func shaken(_ t: Int64) -> Sample {
+            i += 1
+            return poseSample(t: t, phi: -90 + (i % 2 == 0 ? 25 : -25), theta: 0)
+        }
+        while t < 2000 { e.feed(shaken(t)); t += 10 }
+        #expect(e.orientation == .normal)
+        t = 2600
+        while t <= 2700 {
+            e.feed(shaken(t))
+            #expect(e.orientation == .normal, "at \(t) ms")
+            t += 10
+        }
+    }
+
     @Test("a held reading that is itself linear acceleration completes nothing")
     func heldAccelerationHasNoDeadline() {
         var e = OrientationEngine()
