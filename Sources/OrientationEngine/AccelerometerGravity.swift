@@ -40,7 +40,8 @@ struct AccelerometerGravity: GravityEstimator {
     private var usualIntervalMs: Double?
     private(set) var estimate = GravityEstimate()
 
-    init(tunables t: EngineTunables) {
+    init(tunables t: EngineTunables, delivery: SensorDelivery) {
+        estimate.silenceHolds = delivery == .onChange
         tolerance = t.accelerationToleranceG
         // The distance between two unit vectors CalmAngleDeg apart.
         calmChord = 2 * EngineMath.sinDegrees(t.calmAngleDeg / 2)

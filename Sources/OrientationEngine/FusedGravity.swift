@@ -118,8 +118,8 @@ struct FusedGravity: GravityEstimator {
     var lastReadingMs: Double { accelerometer.estimate.lastReadingMs }
     private var fusedEstimate = GravityEstimate()
 
-    init(tunables t: EngineTunables) {
-        accelerometer = AccelerometerGravity(tunables: t)
+    init(tunables t: EngineTunables, delivery: SensorDelivery) {
+        accelerometer = AccelerometerGravity(tunables: t, delivery: delivery)
         correctionMs = t.fusionCorrectionMs
         calmRate = t.gyroCalmRateDegS * EngineMath.radiansPerDegree
         biasLearnMs = t.gyroBiasLearnMs

@@ -68,9 +68,12 @@ struct GravityEstimate: Sendable {
     /// The time from the reading before to the last one.
     var intervalMs = 0.0
     var silenceMs = 0.0
+    /// Whether the sensor's silence means its last reading still holds
+    /// (``SensorDelivery/onChange``); a stream's gap tells nothing.
+    var silenceHolds = true
 
-    /// Whether the sensor has been silent at `t`.
-    func silent(at t: Double) -> Bool { t - lastReadingMs >= silenceMs }
+    /// Whether the sensor has been silent at `t`, its last reading holding since.
+    func silent(at t: Double) -> Bool { silenceHolds && t - lastReadingMs >= silenceMs }
 
     /// How long the rest has lasted at `t`: to the last reading, or to `t` once the sensor
     /// is silent (it would have sent a reading had anything changed).

@@ -205,12 +205,13 @@ struct Judge: Sendable {
     }
 
     /// When evidence that is complete in time at `needMs`, seen by `readings` readings, is
-    /// complete: at the last reading if it already is; else once the sensor is silent (its
-    /// last reading then counts once more); nil while it needs another reading.
+    /// complete: at the last reading if it already is; else, where silence means the last
+    /// reading holds (``SensorDelivery``), once the sensor is silent (its last reading then
+    /// counts once more); nil while it needs another reading.
     private func due(_ needMs: Double, readings: Int, _ e: GravityEstimate) -> Double? {
         guard needMs.isFinite else { return nil }
         if readings >= confirmReadings && needMs <= e.lastReadingMs { return e.lastReadingMs }
-        if readings + 1 >= confirmReadings { return max(needMs, e.lastReadingMs + e.silenceMs) }
+        if readings + 1 >= confirmReadings && e.silenceHolds { return max(needMs, e.lastReadingMs + e.silenceMs) }
         return nil
     }
 

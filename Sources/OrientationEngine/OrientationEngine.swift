@@ -22,7 +22,9 @@ import OrientationAPI
 /// the other, and `orientationctl replay` does the same between the samples of a trace.
 /// A decision completes between readings only once the sensor has been silent (for half as
 /// long again as it took to send its last reading): a sensor that keeps sending is heard
-/// out, because its next reading may contradict the last.
+/// out, because its next reading may contradict the last. A sensor that streams
+/// (``SensorDelivery/stream``: a poll, a recording) is always heard out: its gap is a
+/// dropout, not a device lying still.
 public struct OrientationEngine: Sendable {
     /// The tunables this engine was made with.
     public let tunables: EngineTunables
@@ -35,9 +37,13 @@ public struct OrientationEngine: Sendable {
     private var lastDecision = Judge.Decision()
     private var lastWasFirst = false
 
-    public init(tunables: EngineTunables = .default) {
+    /// How the sensor delivers its readings: what its silence means.
+    public let delivery: SensorDelivery
+
+    public init(tunables: EngineTunables = .default, delivery: SensorDelivery = .onChange) {
         self.tunables = tunables
-        gravity = FusedGravity(tunables: tunables)
+        self.delivery = delivery
+        gravity = FusedGravity(tunables: tunables, delivery: delivery)
         judge = Judge(tunables: tunables)
     }
 
@@ -49,7 +55,12 @@ public struct OrientationEngine: Sendable {
     /// Forget all history (called when the first client starts). Orientation and tilt go
     /// back to `.undefined`, and the next sample decides both at once.
     public mutating func reset() {
-        self = OrientationEngine(tunables: tunables)
+        self = OrientationEngine(tunables: tunables, delivery: delivery)
+    }
+
+    /// The same for a sensor that delivers its readings as `delivery` says.
+    public mutating func reset(delivery: SensorDelivery) {
+        self = OrientationEngine(tunables: tunables, delivery: delivery)
     }
 
     /// The magnitude of gravity learned from this sensor at rest, in the samples' unit

@@ -172,6 +172,8 @@ public final class EvdevSensor: SensorBackend {
     /// Driven by the device: it sends when something changes, so a wish for an earlier
     /// reading has nothing to act on.
     public func requestReading(atMs: Int64) {}
+    /// The input core drops a repeated value: a device lying still sends nothing.
+    public var delivery: SensorDelivery { .onChange }
 
     /// An input device has no gyroscope beside its accelerometer axes.
     public var gyroscopeName: String? { nil }

@@ -213,6 +213,8 @@ public final class IIOBufferSensor: SensorBackend {
     /// Driven by the device: it sends when something changes, so a wish for an earlier
     /// reading has nothing to act on.
     public func requestReading(atMs: Int64) {}
+    /// A data-ready or motion trigger may send nothing while nothing changes.
+    public var delivery: SensorDelivery { .onChange }
 
     public func stop() {
         handler = nil

@@ -143,6 +143,10 @@ public final class IIOPollSensor: SensorBackend {
         timer.arm(afterMs: at - now, intervalMs: Int64(max(environment.settings.pollIntervalMs, 1)))
     }
 
+    /// Read at every tick, still or not: a tick with no reading (a failed read) is no
+    /// news about the device.
+    public var delivery: SensorDelivery { .stream }
+
     /// A reading wanted less than this before the next tick waits for the tick.
     static let earlyReadMarginMs: Int64 = 10
 

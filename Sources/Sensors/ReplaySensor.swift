@@ -145,6 +145,9 @@ public final class ReplaySensor: SensorBackend {
 
     /// The recording's own timing decides when samples come.
     public func requestReading(atMs: Int64) {}
+    /// A file is a recording, a stream of readings; a FIFO or standard input is a live
+    /// sensor whose writer sends what changes.
+    public var delivery: SensorDelivery { stream == nil ? .stream : .onChange }
 
     public func stop() {
         gyroHandler = nil

@@ -21,6 +21,10 @@ public protocol SensorBackend: AnyObject {
     /// the backend's next one: a backend that polls reads then instead; one that is
     /// driven by the device ignores it (its device sends when something changes).
     func requestReading(atMs: Int64)
+    /// Whether the backend sends only what changes (its silence: the device lies still)
+    /// or a stream (its gap: a dropout that tells nothing): what the engine makes of a
+    /// silence.
+    var delivery: SensorDelivery { get }
     /// The human-readable name of the gyroscope read with this accelerometer (the same
     /// IMU), nil when there is none, it is switched off (`[Sensor] Gyroscope = off`) or
     /// it went away. Unlike the identity it can change while the backend is open.

@@ -55,6 +55,8 @@ public final class SimulatedSensor: SensorBackend {
 
     /// The simulation ticks at its own rate; it simulates no gyroscope.
     public func requestReading(atMs: Int64) {}
+    /// Samples on a timer, still or not.
+    public var delivery: SensorDelivery { .stream }
     public var gyroscopeName: String? { nil }
     public func startGyroscope(handler: @escaping (GyroscopeSample) -> Void) {}
 

@@ -286,7 +286,7 @@ public final class ServiceCore {
 
     private func claimSensor() -> [Emission] {
         guard let sensor, !sensorRunning else { return [] }
-        engine.reset()
+        engine.reset(delivery: sensor.delivery)
         do {
             try sensor.start { [weak self] sample in
                 guard let self else { return }

@@ -48,6 +48,10 @@ enum ReplayCommand {
                 and lines starting with '#' are ignored. A malformed line, a non-finite
                 value or a timestamp that does not increase is reported on standard
                 error with its line number and skipped.
+                A trace is a recording: a gap between its samples is a dropout that
+                tells nothing, and a pending change waits for the next sample (as the
+                daemon does with a polled sensor; an event-driven sensor's silence,
+                by contrast, means its last reading stands).
 
             GYROSCOPE
                 When gyro/NAME.csv exists beside TRACE.csv (NAME being the
@@ -199,7 +203,8 @@ enum ReplayCommand {
         }
         var nextGyro = 0
 
-        var engine = OrientationEngine(tunables: tunables)
+        // A trace is a recording: a gap in it is a dropout, not a device lying still.
+        var engine = OrientationEngine(tunables: tunables, delivery: .stream)
         var out = OutputBuffer()
         var lastTime: Int64?
         var lineNumber = 0

@@ -31,6 +31,20 @@ import TestSupport
         #expect(t >= 1000 && t <= 1400)
     }
 
+    /// A trace is a recording: its gap is a dropout, not a device lying still. One reading
+    /// in left-up, then nothing for 0.6 s, then upright as before: no turn.
+    @Test func gapInATraceIsNoRest() throws {
+        var text = ""
+        for i in 0..<50 { text += "\(i * 20),0.00,-9.81,0.00\n" }
+        text += "1000,9.81,0.00,0.00\n"
+        for i in 80..<125 { text += "\(i * 20),0.00,-9.81,0.00\n" }
+        let path = directory + "/gap.csv"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try ChildProcess.run(product: "orientationctl", arguments: ["replay", path], directory: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "0,normal,vertical\n", "\(result.stdout)")
+    }
+
     /// The example README shows: the trace in examples/traces, a quarter turn and back.
     @Test func readmeExampleTraceTurnsAndComesBack() throws {
         let result = try ChildProcess.run(product: "orientationctl",

@@ -10,8 +10,9 @@ struct HeldReadingTests {
     /// Feeds `samples` the way the daemon does: before each one, the engine's deadlines
     /// that fall before it are completed with the held reading (the settle timer). After the
     /// last sample the timer keeps running until `silenceUntil`. Returns every change.
-    func run(_ samples: [Sample], silenceUntil end: Int64? = nil, tunables: EngineTunables = .default) -> [Change] {
-        var e = OrientationEngine(tunables: tunables)
+    func run(_ samples: [Sample], silenceUntil end: Int64? = nil, tunables: EngineTunables = .default,
+             delivery: SensorDelivery = .onChange) -> [Change] {
+        var e = OrientationEngine(tunables: tunables, delivery: delivery)
         var out: [Change] = []
         func record(_ t: Int64) { out.append(Change(t: t, orientation: e.orientation, tilt: e.tilt)) }
         for s in samples {
@@ -120,6 +121,25 @@ struct HeldReadingTests {
         let changes = run(Self.running + [jump], silenceUntil: 2000)
         let turned = try #require(orientationChanges(changes).last)
         #expect(turned.1 == .rightUp && turned.0 >= 1250 && turned.0 <= 1400, "\(changes)")
+    }
+
+    @Test("a streaming sensor's gap is a dropout: a lone reading before it is decided by the reading after it")
+    func streamGapIsNoSilence() throws {
+        let jump = poseSample(t: 1100, phi: 90, theta: 0)
+        // The run goes on through a 0.6 s dropout: upright again after it.
+        let after = (17...25).map { poseSample(t: Int64($0) * 100, phi: 0, theta: 0) }
+        let went = run(Self.running + [jump] + after, delivery: .stream)
+        #expect(orientationChanges(went).map(\.1) == [.normal], "\(went)")
+        var e = OrientationEngine(delivery: .stream)
+        for s in Self.running + [jump] { e.feed(s) }
+        #expect(e.nextDeadlineMs == nil, "a deadline in a stream's gap")
+        // Still right-up after the gap: decided at that reading.
+        let held = (17...25).map { poseSample(t: Int64($0) * 100, phi: 90, theta: 0) }
+        let turned = try #require(orientationChanges(run(Self.running + [jump] + held, delivery: .stream)).last)
+        #expect(turned.1 == .rightUp && turned.0 >= 1700 && turned.0 <= 1800, "\(turned)")
+        // The same lone reading from a sensor that sends only what changes stands.
+        let onChange = run(Self.running + [jump], silenceUntil: 2000)
+        #expect(orientationChanges(onChange).last?.1 == .rightUp, "\(onChange)")
     }
 
     @Test("how long a sensor takes to send is measured between its readings, not from a held one")

@@ -18,6 +18,7 @@ final class FakeSensor: SensorBackend {
     private var handler: ((Sample) -> Void)?
 
     func requestReading(atMs: Int64) { readingRequests.append(atMs) }
+    var delivery: SensorDelivery = .onChange
 
     init(name: String = "Fake accelerometer", device: String = "iio:device0", current: Sample? = nil) {
         identity = SensorIdentity(name: name, backend: BackendKind(rawValue: "fake"), device: device)
@@ -536,6 +537,19 @@ extension Emission {
         }
         #expect(h.core.orientation == .leftUp)
         #expect(said.contains { $0.tag == "manager-will-change" })
+    }
+
+    @Test func aStreamingSensorsGapSetsNoDeadline() throws {
+        // A poll or a recording (SensorDelivery.stream): one sample of a new pose, then a
+        // dropout, is no news; the next sample decides.
+        let h = Harness()
+        h.sensor.delivery = .stream
+        _ = try h.started()
+        h.timeMs += 20
+        h.sensor.send(Sample(timeMs: h.timeMs, x: 9.81, y: 0, z: 0))
+        #expect(h.core.engineDeadlineMs == nil)
+        #expect(h.core.deadlineReached(nowMs: h.timeMs + 10_000).isEmpty)
+        #expect(h.core.orientation == .normal)
     }
 
     @Test func noDeadlineWhileNobodyReads() throws {
