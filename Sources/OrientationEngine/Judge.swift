@@ -241,8 +241,10 @@ struct Judge: Sendable {
             guard let when else { return }
             if when > t { d.wait(when) } else if d.tilt == nil { d.tilt = value; d.tiltRule = rule }
         }
-        // A rest at 1 g that is, or will be, complete: its mean is gravity.
-        let restCounts = restMs > 0 && e.restIsGravity && e.restReadings > 0 && due(e.restSinceMs + restMs, readings: e.restReadings, e) != nil
+        // A rest at 1 g that is, or with one more reading will be, complete: its mean is
+        // gravity. (Not only once silence would complete it: a stream's next reading, and
+        // a poll's early one, may.)
+        let restCounts = restMs > 0 && e.restIsGravity && e.restReadings > 0 && e.restReadings + 1 >= confirmReadings
         if restCounts {
             let a = geometry.pose(e.restUp)
             if let p = geometry.proposal(a, current: self.orientation), p != self.orientation {

@@ -506,8 +506,12 @@ extension Emission {
         #expect(h.core.tunables == tunables)
     }
 
-    @Test func aStepAsksThePolledSensorForItsNextReadingEarly() throws {
+    @Test(arguments: [SensorDelivery.stream, .onChange])
+    func aStepAsksThePolledSensorForItsNextReadingEarly(delivery: SensorDelivery) throws {
+        // A poll streams (its gap is no rest), and still asks: the early reading itself
+        // completes the rest.
         let h = Harness()
+        h.sensor.delivery = delivery
         _ = try h.started()
         h.hold(Pose.normal, ms: 1000)
         // A poll at 10 Hz finds the device turned: the rest it may be needs one more
