@@ -19,7 +19,7 @@
 #   REPLAY_ARGS   extra arguments for `orientationctl replay` (e.g. "--config my.conf")
 #
 # Exit status: that of score.py (0 ok, 2 an engine run failed, 3 causality violation), or
-# the build's status if the build fails.
+# the build's status if the build fails, or the Dev set suite's if it fails.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -82,4 +82,9 @@ if [ -d "$real" ]; then
         score_set "$label, accelerometer alone" "$dir" --no-gyro
     done
 fi
+# The Dev set suite: the engine itself (not through orientationctl) against the
+# synthetic traces' targets, causality and a perturbed copy of them. It needs these
+# traces, so it runs here rather than in `make test`.
+echo "== the Dev set suite (swift test --filter DevSetTests)"
+TRACES="$traces" "$swift" test --package-path "$root" --scratch-path "$scratch" --filter DevSetTests >&2 || status=$?
 exit $status

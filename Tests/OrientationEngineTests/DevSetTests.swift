@@ -33,10 +33,10 @@ enum EvaluationTraces {
 
 /// Deterministic regression test on the labelled evaluation traces that `make score` reads
 /// (`TRACES`, or `../shared/orientation-traces` next to the repository, as in
-/// `scripts/score.sh`). They are evaluation data and not part of the repository: where they
-/// are not there (a user's fresh clone) this suite does not run, and says why; the
-/// engine's behaviours are tested without them by the other suites, on motion made here
-/// (`Synthetic.swift`). The metrics are a Swift port of `score.py` (its README section
+/// `scripts/score.sh`). They are evaluation data and not part of the repository, so
+/// `make score` runs this suite and `make test` leaves it out; run where they are not (a
+/// user's fresh clone) it does not run, and says why. The engine's behaviours are tested
+/// without them by the other suites, on motion made here (`Synthetic.swift`). The metrics are a Swift port of `score.py` (its README section
 /// 5); the test fails if any target of issue 5 is missed.
 @Suite("Dev set", .enabled(if: EvaluationTraces.directory != nil,
                            "no labelled evaluation traces: set TRACES=DIR, or put them in ../shared/orientation-traces next to the repository"))
