@@ -124,6 +124,13 @@ public struct EngineTunables: Sendable, Equatable {
     /// the MPU-6050's datasheet (the PinePhone's).
     public var gyroBiasRateDegS: Double = 25
 
+    /// `GyroBiasLongRestMs`: a rest (to the accelerometer) this long teaches the bias
+    /// whatever the gyroscope reads: no stride or swing is still for a second, and a
+    /// gyroscope's zero-rate offset may be 20°/s on each axis (35°/s in all), beyond
+    /// `GyroBiasRateDegS` of a bias not yet learned; never learned, it turned the
+    /// attitude, and the tilt that follows it, by tens of degrees in every swing.
+    public var gyroBiasLongRestMs: Double = 1000
+
     /// `GyroTimeoutMs`: a gyroscope silent this long is not fused until it sends again.
     public var gyroTimeoutMs: Double = 250
 
@@ -315,6 +322,8 @@ public struct EngineTunables: Sendable, Equatable {
               summary: "time constant over which the gyroscope's bias is learned at rest (0: not learned)"),
         Entry(key: "GyroBiasRateDegS", path: \.gyroBiasRateDegS, unit: "degrees/s", min: 0, max: 1000,
               summary: "at rest, a gyroscope reading further than this from its learned bias is a turn, not bias"),
+        Entry(key: "GyroBiasLongRestMs", path: \.gyroBiasLongRestMs, unit: "ms", min: 0, max: 600_000,
+              summary: "a rest this long teaches the gyroscope's bias whatever it reads (0: never)"),
         Entry(key: "GyroTimeoutMs", path: \.gyroTimeoutMs, unit: "ms", min: 1, max: 60_000,
               summary: "a gyroscope silent this long is not fused until it sends again"),
         Entry(key: "GyroStuckMs", path: \.gyroStuckMs, unit: "ms", min: 1, max: 600_000,

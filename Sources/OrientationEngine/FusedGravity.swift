@@ -83,6 +83,15 @@ struct FusedGravity: GravityEstimator {
     private var disagreeingMs = 0.0
     private var disagreeingRests = 0
     private var atRest = false
+    /// At rest for `GyroBiasLongRestMs`: what the gyroscope reads is its bias, however far
+    /// from the bias so far.
+    private var atLongRest = false
+    private let biasLongRestMs: Double
+    /// When the accelerometer's current rest began, and when the gyroscope's reading last
+    /// jumped (by more than `GyroBiasRateDegS` from the one before): a turn's start, or
+    /// a tremor read at a low rate.
+    private var restBeganMs = Double.infinity
+    private var gyroJumpedMs = -Double.infinity
     private let biasRate: Double
     /// When the gyroscope last read a turn (beyond `GyroBiasRateDegS` of its bias).
     private var turnedMs = -Double.infinity
@@ -133,6 +142,7 @@ struct FusedGravity: GravityEstimator {
         smoothRatio = t.gyroSmoothRatio
         smoothWindowMs = t.gyroSmoothWindowMs
         biasRate = t.gyroBiasRateDegS * EngineMath.radiansPerDegree
+        biasLongRestMs = t.gyroBiasLongRestMs > 0 ? t.gyroBiasLongRestMs : .infinity
         rotation = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
         tiltRotation = DecayingPeak(timeConstantMs: t.tiltDisturbanceDecayMs)
         inPlane = DecayingPeak(timeConstantMs: t.gyroDisturbanceDecayMs)
@@ -179,6 +189,7 @@ struct FusedGravity: GravityEstimator {
             return
         }
         // Stuck: a real gyroscope's noise never repeats a reading for seconds.
+        if let last = lastRate, (w - last).length > biasRate { gyroJumpedMs = t }
         if let last = lastRate, last == w {
             if t - sameSinceMs >= stuckMs {
                 fail(.stuck)
@@ -198,8 +209,21 @@ struct FusedGravity: GravityEstimator {
             meanRate += ((w - bias).length - meanRate) * f
         }
         lastRate = w
-        if atRest && biasLearnMs > 0 && (w - bias).length <= biasRate {
-            bias += (w - bias) * (1 - EngineMath.expNeg(dt / biasLearnMs))
+        if atRest && biasLearnMs > 0 {
+            let r = w - bias
+            if r.length <= biasRate {
+                bias += r * (1 - EngineMath.expNeg(dt / biasLearnMs))
+            } else if atLongRest && gyroJumpedMs < restBeganMs && up != .zero {
+                // Still for a second to the accelerometer, the device turns about no
+                // horizontal axis (gravity would turn in its frame): what a gyroscope that
+                // has read the same all along reads across gravity is bias, however large.
+                // Along gravity it may be a turn about the vertical, which the
+                // accelerometer cannot see. A reading that jumped is not: a turn's start,
+                // which the accelerometer sees only some degrees later, or a hand's tremor
+                // read at 10 Hz (a few degrees at 60°/s).
+                let across = r - up * r.dot(up)
+                bias += across * (1 - EngineMath.expNeg(dt / biasLearnMs))
+            }
         }
         let rate = w - bias
         if rate.length > biasRate { turnedMs = t }
@@ -235,6 +259,8 @@ struct FusedGravity: GravityEstimator {
         let wasAtRest = atRest
         atRest = accelerometer.estimate.restIsGravity && accelerometer.estimate.restReadings >= 2
             && accelerometer.estimate.restMs(at: t) >= restMs
+        atLongRest = atRest && accelerometer.estimate.restMs(at: t) >= biasLongRestMs
+        restBeganMs = atRest ? accelerometer.estimate.restSinceMs : .infinity
         fusing = trouble == nil && t - lastGyroMs <= timeoutMs
         // Without a gyroscope (none yet, or given up) there is no attitude to keep.
         guard trouble == nil, lastGyroMs.isFinite else { return true }

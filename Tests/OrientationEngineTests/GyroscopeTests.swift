@@ -141,6 +141,17 @@ struct GyroscopeTests {
         #expect(tiltAfterBounce(biasDegS: 20) == .vertical)
     }
 
+    @Test("a bias beyond GyroBiasRateDegS is learned at a rest of a second: the attitude stays true through a bounce")
+    func largeBiasIsLearnedAtALongRest() {
+        // 40°/s about x, across gravity: more than GyroBiasRateDegS from a bias not yet
+        // learned, so a short rest would take it for a turn; still for 5 s, the device
+        // cannot be turning about a horizontal axis.
+        #expect(tiltAfterBounce(biasDegS: 40) == .vertical)
+        var never = EngineTunables.default
+        never.gyroBiasLongRestMs = 0
+        #expect(tiltAfterBounce(tunables: never, biasDegS: 40) != .vertical)
+    }
+
     @Test("a still moment that the gyroscope sees turning teaches it no bias")
     func turningIsNotBias() {
         // Held still, then turned about x at 40°/s for 3 s while the readings keep the
