@@ -68,7 +68,8 @@ struct FusedGravity: GravityEstimator {
 
     /// The fused up vector (unit); zero until the first accelerometer reading.
     private var up = Vector3.zero
-    private var bias = Vector3.zero
+    /// The gyroscope's bias learned so far (rad/s).
+    private(set) var bias = Vector3.zero
     /// The mean change between consecutive gyroscope readings and the mean rate, over
     /// `GyroSmoothWindowMs` (see `smooth`).
     private var change = 0.0

@@ -192,7 +192,10 @@ public struct OrientationEngine: Sendable {
         let a = judge.geometry.angles(e.up)
         var s = "t=\(fmt(clockMs, 0))ms"
         s += " up=(\(fmt(e.up.x, 3)),\(fmt(e.up.y, 3)),\(fmt(e.up.z, 3))) 1g=\(fmt(gravity.accelerometer.gravity, 3))"
-        if gravity.fusing { s += " fused with the gyroscope" }
+        if gravity.fusing {
+            let b = gravity.bias * (1 / EngineMath.radiansPerDegree)
+            s += " fused with the gyroscope (bias \(fmt(b.x, 1)),\(fmt(b.y, 1)),\(fmt(b.z, 1)) deg/s)"
+        }
         s += " phi=\(fmt(a.phi, 1))deg elevation=\(fmt(a.elevation, 1))deg"
         if lastWasFirst {
             s += " first sample after reset: decided at once"

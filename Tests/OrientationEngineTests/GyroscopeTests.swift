@@ -152,6 +152,14 @@ struct GyroscopeTests {
         #expect(tiltAfterBounce(tunables: never, biasDegS: 40) != .vertical)
     }
 
+    @Test("the explanation shows the gyroscope's bias learned so far")
+    func explanationShowsTheBias() {
+        // Still for 12 s (six GyroBiasLearnMs) with 9°/s about x.
+        var e = OrientationEngine()
+        feedTurningAboutX(&e, to: 12_000, xRate: { _ in 9 * .pi / 180 }) { poseSample(t: $0, phi: 0, theta: 0) }
+        #expect(e.explanation.contains("fused with the gyroscope (bias 9.0,0.0,0.0 deg/s)"), "\(e.explanation)")
+    }
+
     @Test("a still moment that the gyroscope sees turning teaches it no bias")
     func turningIsNotBias() {
         // Held still, then turned about x at 40°/s for 3 s while the readings keep the
