@@ -134,9 +134,10 @@ enum ReplayCommand {
             estimate, the sensor's 1 g, the roll angle phi and the elevation
             of the screen normal, the disturbance (1 is calm), how long the
             readings have been unchanged (a rest), the judge's state and
-            proposal, which rule committed the change (at rest, calm, the
-            stride estimate) and when a pending decision will be looked at
-            again. Scorers ignore lines starting with '#'.
+            proposal, the stride averages, with a gyroscope its learned bias
+            and the attitude it turns, which rule committed the change (at
+            rest, calm, the stride estimate) and when a pending decision will
+            be looked at again. Scorers ignore lines starting with '#'.
             """)
     static let help = Option("-h", "--help", help: "Print this help and exit.")
 
