@@ -17,13 +17,13 @@
 /// figure-eight, reads gravity in every direction, and the mean of those readings
 /// shrinks toward nothing while each is 1 g long; a phone whirled in the air had a
 /// second's mean of 0.06 g, and the sensor's scale was taken to be wrong.) A sensor whose
-/// scale is that far off is judged against the length of its mean reading of that time,
-/// starting from the first one: over a stride the forces cancel and the mean reading is
-/// gravity, while the lengths of readings pulled every way average to more than 1 g, and
-/// a first reading taken mid-stride is not taken for 1 g for as long as the person keeps
-/// walking. A shake, a stride, a swing or a free fall is no rest, and never moves it.
+/// scale is that far off is judged against `StandardGravity` times the power of ten
+/// nearest that ratio: the unit errors drivers make, which no motion can shift. (Its
+/// mean reading's length, which stood in before, wandered by a third as a mis-scaled
+/// phone was waved about, and two figure-eight turns were missed.) A shake, a stride, a
+/// swing or a free fall is no rest, and never moves it.
 struct GravityMagnitude: Sendable {
-    /// Time constant of the mean length that stands in until the first rest.
+    /// Time constant of the readings' mean length that judges the scale until the first rest.
     static let unconfirmedMeanMs = 1000.0
     /// Rest time after which the value counts as confirmed (for the scale warning).
     static let confirmedAfterMs = 1000.0
@@ -47,10 +47,9 @@ struct GravityMagnitude: Sendable {
     /// (A smaller error, 26 g read as 2.6 g, is learned at the first rest.)
     static let plausibleRatio = 6.0
 
-    /// The mean reading and the readings' mean length until the first rest, over
-    /// `unconfirmedMeanMs`.
-    private var mean = LowPass(timeConstantMs: unconfirmedMeanMs)
+    /// The readings' mean length until the first rest, over `unconfirmedMeanMs`.
     private var meanLength = 0.0
+    private var meanGain = ExponentialGain(timeConstantMs: unconfirmedMeanMs)
     private let standardGravity: Double
 
     init(standardGravity: Double) {
@@ -59,7 +58,6 @@ struct GravityMagnitude: Sendable {
 
     /// Starts from a first reading.
     mutating func start(_ a: Vector3) {
-        mean.reset(to: a)
         meanLength = a.length
         confirmedMs = 0
         standIn()
@@ -68,9 +66,7 @@ struct GravityMagnitude: Sendable {
     /// A reading, `dt` ms after the one before: moves the stand-in until the first rest.
     mutating func observe(_ a: Vector3, dtMs dt: Double) {
         guard confirmedMs == 0 else { return }
-        let gain = mean.gain(dtMs: dt)
-        mean.update(a, dtMs: dt)
-        meanLength += (a.length - meanLength) * gain
+        meanLength += (a.length - meanLength) * meanGain(dtMs: dt)
         standIn()
     }
 
@@ -79,9 +75,17 @@ struct GravityMagnitude: Sendable {
         let ratio = meanLength / standardGravity
         if ratio < Self.plausibleRatio && ratio > 1 / Self.plausibleRatio {
             value = standardGravity
-        } else if case let length = mean.value.length, length > 0, length.isFinite {
-            value = length
+        } else if case let snapped = standardGravity * Self.nearestPowerOfTen(ratio), snapped.isNormal {
+            value = snapped
         }
+    }
+
+    /// 10^k for the integer k nearest log10(`r`) (r > 0).
+    static func nearestPowerOfTen(_ r: Double) -> Double {
+        var r = r, p = 1.0
+        while r >= 10.0.squareRoot() { r /= 10; p *= 10 }
+        while r < 1 / 10.0.squareRoot() { r *= 10; p /= 10 }
+        return p
     }
 
     /// A rest `restMs` long (already at least `RestMs`) whose mean reads `length`, seen

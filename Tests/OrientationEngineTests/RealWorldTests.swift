@@ -123,21 +123,22 @@ struct RealWorldTests {
         #expect(seen == [.normal], "\(seen)")
     }
 
-    @Test("a device tumbled over and over before any rest is no mis-scaled sensor: held still, it is decided at once")
-    func tumbleBeforeAnyRestKeepsTheScale() throws {
+    @Test("a device tumbled over and over before any rest keeps its scale: held still, it is decided at once, at x1, x10 and x0.01",
+          arguments: [1.0, 10, 0.01])
+    func tumbleBeforeAnyRestKeepsTheScale(scale k: Double) throws {
         // Whirled from the start, once a second about its x axis for 3 s (gravity sweeps
         // every direction of the y-z plane: the mean reading shrinks toward nothing while
         // every reading is 1 g long), then held still in right-up.
         var e = OrientationEngine()
         var t: Int64 = 0
         while t < 3000 {
-            e.feed(poseSample(t: t, phi: 0, theta: Double(t) * 0.36))
+            e.feed(scaled([poseSample(t: t, phi: 0, theta: Double(t) * 0.36)], k)[0])
             t += 10
         }
         let held = t
         var rightUp: Int64?
         while t < held + 2000 {
-            e.feed(poseSample(t: t, phi: 90, theta: 0))
+            e.feed(scaled([poseSample(t: t, phi: 90, theta: 0)], k)[0])
             if rightUp == nil && e.orientation == .rightUp { rightUp = t - held }
             t += 10
         }
