@@ -189,8 +189,8 @@ struct FusedGravity: GravityEstimator {
             if lastGyroMs.isFinite { warn("gyroscope readings out of time order: ignored") }
             return
         }
-        // Stuck: a real gyroscope's noise never repeats a reading for seconds.
         if let last = lastRate, (w - last).length > biasRate { gyroJumpedMs = t }
+        // Stuck: a real gyroscope's noise never repeats a reading for seconds.
         if let last = lastRate, last == w {
             if t - sameSinceMs >= stuckMs {
                 fail(.stuck)
