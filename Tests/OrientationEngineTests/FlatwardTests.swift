@@ -41,7 +41,7 @@ struct FlatwardTests {
                 sample = poseSample(t: t, phi: -90 + [0, 2, 0, -2][n], theta: el + [0, 3, 0, -3][n])
                 if gyroscope {
                     let w = rate * .pi / 180
-                    e.feedGyroscope(GyroscopeSample(timeMs: t, x: 0.002 * sin(time * 0.37), y: w + 0.002 * cos(time * 0.53), z: 0))
+                    e.feedGyroscope(noisyGyroscope(t: t, y: w))
                 }
             }
             if e.feed(sample), seen.last != e.orientation { seen.append(e.orientation) }

@@ -21,10 +21,8 @@ struct GyroscopeTests {
             let time = Double(t)
             let rate = rateOf(phi, at: time)
             // A real gyroscope's noise: it never repeats a reading exactly.
-            if let gyro, var g = gyro(Int64(t), rate) {
-                g.x += 0.002 * sin(time * 0.37)
-                g.y += 0.002 * cos(time * 0.53)
-                e.feedGyroscope(g)
+            if let gyro, let g = gyro(Int64(t), rate) {
+                e.feedGyroscope(noisyGyroscope(t: g.timeMs, x: g.x, y: g.y, z: g.z))
             }
             e.feed(poseSample(t: Int64(t), phi: phi(time), theta: 0))
             if seen.last != e.orientation { seen.append(e.orientation) }
@@ -56,7 +54,7 @@ struct GyroscopeTests {
         var t = start
         while t < end {
             let time = Double(t)
-            e.feedGyroscope(GyroscopeSample(timeMs: t, x: xRate(time) + 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: 0))
+            e.feedGyroscope(noisyGyroscope(t: t, x: xRate(time)))
             e.feed(reading(t))
             if let w = e.gyroscopeWarning { warnings.append(w) }
             t += stepMs
@@ -94,8 +92,7 @@ struct GyroscopeTests {
         for t in stride(from: Int64(0), to: 4400, by: 10) {
             let time = Double(t)
             if gyro {
-                e.feedGyroscope(GyroscopeSample(timeMs: t, x: 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53),
-                                                z: rateOf(phi, at: time)))
+                e.feedGyroscope(noisyGyroscope(t: t, z: rateOf(phi, at: time)))
             }
             var s = poseSample(t: t, phi: phi(time), theta: 0)
             if t >= 1400 { s.z += 0.4 * 9.81 * sin(2 * .pi * 5 * (time - 1400) / 1000) }
@@ -191,7 +188,7 @@ struct GyroscopeTests {
                 if gyro {
                     // Tipping the screen back turns the device about its x axis.
                     let rate = rateOf(theta, at: time)
-                    e.feedGyroscope(GyroscopeSample(timeMs: t, x: rate + 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: 0))
+                    e.feedGyroscope(noisyGyroscope(t: t, x: rate))
                 }
                 e.feed(poseSample(t: t, phi: 0, theta: theta(time), g: 9.81 * (t < 2000 ? 1 : t / 10 % 2 == 0 ? 2 : 0.2)))
                 if e.tilt == .tiltedUp { return t - 2500 }
@@ -278,7 +275,7 @@ struct GyroscopeTests {
         for t in stride(from: Int64(0), to: 6000, by: 10) {
             let time = Double(t)
             let rate = rateOf(phi, at: time)
-            e.feedGyroscope(GyroscopeSample(timeMs: t, x: 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: rate))
+            e.feedGyroscope(noisyGyroscope(t: t, z: rate))
             e.feed(poseSample(t: t, phi: phi(time), theta: 0, g: 9.81 * (t < 2000 ? 1 : t / 10 % 2 == 0 ? 0.6 : 1.4)))
             if reported == nil && e.orientation == .normal { reported = t }
         }
@@ -298,9 +295,7 @@ struct GyroscopeTests {
         var e = OrientationEngine()
         var seen: Set<Orientation> = []
         for t in stride(from: Int64(0), to: 10_000, by: 10) {
-            let time = Double(t)
-            e.feedGyroscope(GyroscopeSample(timeMs: t, x: 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53),
-                                            z: 20 * .pi / 180))
+            e.feedGyroscope(noisyGyroscope(t: t, z: 20 * .pi / 180))
             e.feed(poseSample(t: t, phi: -70, theta: 0, g: 9.81 * (t / 10 % 2 == 0 ? 0.2 : 2.5)))
             seen.insert(e.orientation)
         }
@@ -339,7 +334,7 @@ struct GyroscopeTests {
         for t in stride(from: Int64(0), to: 12_000, by: 100) {
             let time = Double(t)
             let rate = rateOf(theta, at: time)
-            e.feedGyroscope(GyroscopeSample(timeMs: t, x: rate + 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: 0))
+            e.feedGyroscope(noisyGyroscope(t: t, x: rate))
             let g = 9.81 * (t < 2000 ? 1 : 1.1 + 0.9 * sin(time * 0.9))
             e.feed(poseSample(t: t, phi: 0, theta: reading(time), g: g))
             if t >= 3000 { seen.insert(e.tilt) }
@@ -379,8 +374,7 @@ struct GyroscopeTests {
     func feedPushed(_ e: inout OrientationEngine, at t: Int64, phi: (Double) -> Double, push k: Double, gyro: Bool) {
         let time = Double(t)
         if gyro {
-            e.feedGyroscope(GyroscopeSample(timeMs: t, x: 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53),
-                                            z: rateOf(phi, at: time)))
+            e.feedGyroscope(noisyGyroscope(t: t, z: rateOf(phi, at: time)))
         }
         let p = phi(time) * .pi / 180
         e.feed(Sample(timeMs: t, x: -sin(p) * 9.81 - k * cos(p), y: -cos(p) * 9.81 + k * sin(p), z: 0))
@@ -572,10 +566,9 @@ struct GyroscopeTests {
         var e = OrientationEngine()
         var tilts: Set<Tilt> = []
         for t in stride(from: Int64(0), to: 4000, by: 10) {
-            let time = Double(t)
             if t < 2000 || t >= 2600 {
                 let jolt = t == 2600 ? 6.0 : 0
-                e.feedGyroscope(GyroscopeSample(timeMs: t, x: jolt + 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: 0))
+                e.feedGyroscope(noisyGyroscope(t: t, x: jolt))
             }
             e.feed(poseSample(t: t, phi: 0, theta: 0))
             tilts.insert(e.tilt)
@@ -596,8 +589,7 @@ struct GyroscopeTests {
         for t in stride(from: Int64(0), to: 9000, by: 10) {
             let time = Double(t)
             if t < silenceMs || t >= silenceMs + 600 {
-                e.feedGyroscope(GyroscopeSample(timeMs: t, x: rateOf(theta, at: time) + 0.002 * sin(time * 0.37),
-                                                y: 0.002 * cos(time * 0.53), z: 0))
+                e.feedGyroscope(noisyGyroscope(t: t, x: rateOf(theta, at: time)))
             }
             var s = poseSample(t: t, phi: 0, theta: theta(time))
             if t >= 1000 { s.z += 9.81 * sin(2 * .pi * 2.8 * (time - 1000) / 1000) }
@@ -663,7 +655,7 @@ struct GyroscopeTests {
             let time = Double(t)
             if let every = gyroEveryMs, t % every == 0 {
                 let rate = rateOf(phi, at: time)
-                e.feedGyroscope(GyroscopeSample(timeMs: t, x: 0.002 * sin(time * 0.37), y: 0.002 * cos(time * 0.53), z: rate))
+                e.feedGyroscope(noisyGyroscope(t: t, z: rate))
             }
             let g = 9.81 * (t < 1000 ? 1 : t / 10 % 2 == 0 ? 0.6 : 1.4)
             e.feed(poseSample(t: t, phi: phi(time), theta: 0, g: g))

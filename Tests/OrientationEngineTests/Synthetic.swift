@@ -119,6 +119,13 @@ func poseSample(t: Int64, phi: Double, theta: Double, g: Double = 9.81) -> Sampl
     return Sample(timeMs: t, x: -sin(p) * cos(th) * g, y: -cos(p) * cos(th) * g, z: sin(th) * g)
 }
 
+/// A gyroscope reading of (`x`, `y`, `z`) rad/s at `t` with a real gyroscope's noise:
+/// it never repeats a reading exactly (one that does is stuck).
+func noisyGyroscope(t: Int64, x: Double = 0, y: Double = 0, z: Double = 0) -> GyroscopeSample {
+    let time = Double(t)
+    return GyroscopeSample(timeMs: t, x: x + 0.002 * sin(time * 0.37), y: y + 0.002 * cos(time * 0.53), z: z)
+}
+
 /// The orientation changes among `c` (repeats of the same orientation dropped).
 func orientationChanges(_ c: [Change]) -> [(Int64, Orientation)] {
     var out: [(Int64, Orientation)] = []
