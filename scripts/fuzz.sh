@@ -34,6 +34,7 @@ declare -A target_module=(
     [mount_matrix]=Sensors
     [sysfs_number]=Sensors
     [trace_line]=OrientationEngine
+    [engine]=OrientationEngine
     [configuration]=Sensors
     [client_options]=Service
     [dbus_message]=DBus
@@ -86,7 +87,7 @@ declare -A target_support=(
     [client_options]="fuzz/support/FuzzBytes.swift"
     [dbus_message]="fuzz/support/FuzzBytes.swift"
 )
-all_targets=(scan_type mount_matrix sysfs_number trace_line configuration client_options dbus_message)
+all_targets=(scan_type mount_matrix sysfs_number trace_line engine configuration client_options dbus_message)
 
 seeds=0
 if [[ ${1:-} == --seeds ]]; then seeds=1; shift; fi
