@@ -244,6 +244,32 @@ struct MotionTests {
         #expect(rotated == expected)
     }
 
+    /// A left-handed person makes the mirror image of a right-handed one's motion: the
+    /// rules must have no handedness (the dev recordings mirrored score exactly as the
+    /// originals; BENCHMARKS.md).
+    @Test("symmetry: the same motion mirrored (x → −x) gives mirrored outputs, left-up and right-up swapped")
+    func mirrorSymmetry() {
+        // From each orientation, holds on either side of its leave angles (55–65° from
+        // its centre, where a threshold that differed by side would show), then a turn
+        // to the next; an elevation that wanders; noise and jitter.
+        var keys: [(t: Double, phi: Double, theta: Double)] = [(0, 0, 10)]
+        for centre in [0.0, 90, 180, 270] {
+            for offset in [55.0, 59, 61, 65, -55, -59, -61, -65] {
+                let t = keys.last!.t
+                keys += [(t + 400, centre + offset, 20), (t + 1000, centre + offset, 20), (t + 1400, centre, 10),
+                         (t + 1800, centre, 10)]
+            }
+            let t = keys.last!.t
+            keys += [(t + 500, centre + 90, 10), (t + 1500, centre + 90, 10)]
+        }
+        let samples = Motion(keys: keys).samples(hz: 50, noise: 0.3, jitter: 0.2, seed: 5)
+        let base = replay(samples)
+        let mirrored = replay(samples.map { Sample(timeMs: $0.timeMs, x: -$0.x, y: $0.y, z: $0.z) })
+        let swap: (Orientation) -> Orientation = { $0 == .leftUp ? .rightUp : $0 == .rightUp ? .leftUp : $0 }
+        #expect(Set(base.map(\.orientation)).isSuperset(of: [.leftUp, .rightUp]), "the script turns both ways")
+        #expect(mirrored == base.map { Change(t: $0.t, orientation: swap($0.orientation), tilt: $0.tilt) })
+    }
+
     @Test("rate independence: 10, 50 and 200 Hz give the same decisions within one sample period plus 100 ms")
     func rateIndependence() {
         for jitter in [0.0, 0.3] {
