@@ -10,9 +10,9 @@
 /// - **Disturbance** of each reading, in multiples of calm: the larger of its angle from
 ///   the estimate (`CalmAngleDeg`: sideways forces that turn the apparent gravity, and the
 ///   lag of a turn in progress) and its length's error (`AccelerationGateG`: a bounce, a
-///   swing's pull). Its recent peak decays over `DisturbanceDecayMs`. The same with the
-///   angle measured within the screen's plane only is published for a gyroscope-fused
-///   estimate (``GravityEstimate/inPlaneDisturbance``).
+///   swing's pull). Its recent peak decays over `DisturbanceDecayMs`. The angle itself,
+///   whole and within the screen's plane, is published for a gyroscope-fused estimate,
+///   which measures it against its own limit (``GravityEstimate/turnChord``).
 /// - **Support**: the share of the recent readings (over `GravityShareMs`) that were at
 ///   1 g, each counted as the filter weighs it (``GravityEstimate/gravityShare``).
 /// - **Rest** (``Rest``) and the sensor's 1 g (``GravityMagnitude``). When a rest at 1 g is
@@ -126,14 +126,14 @@ struct AccelerometerGravity: GravityEstimator {
         let lagScale = lagDt > 0 && filter.timeConstantMs > 0
             ? min(1, filter.timeConstantMs * filter.gain(dtMs: lagDt) / lagDt) : 1
         let lengthDisturbance = abs(error) / accelerationGate
-        let d = max(turned * lagScale / calmChord, lengthDisturbance)
+        estimate.turnChord = turned * lagScale
+        let d = max(estimate.turnChord / calmChord, lengthDisturbance)
         estimate.disturbance.observe(d, at: t)
         estimate.strideDisturbance.observe(d, at: t)
         estimate.tiltDisturbance.observe(d, at: t)
         estimate.lastDisturbance = d
         estimate.lengthError = abs(error)
-        let planeTurned = Self.inPlaneChord(a, estimate.up)
-        estimate.inPlaneDisturbance = max(planeTurned * lagScale / calmChord, lengthDisturbance)
+        estimate.inPlaneTurnChord = Self.inPlaneChord(a, estimate.up) * lagScale
 
         let deviation = error / tolerance
         let weight = 1 / (1 + deviation * deviation)

@@ -5,9 +5,13 @@
 /// same decay as every disturbance): a phone waved through an orientation, or turned
 /// slowly on its way somewhere, is no longer taken for one held still, which is where an
 /// accelerometer alone flickers (the figure-eight recordings).
+/// The accelerometer's angle from its estimate, which measures a turn in progress as
+/// well as sideways force, counts against `GyroCalmAngleDeg` rather than `CalmAngleDeg`:
+/// the turning, the gyroscope reads; a hand settling a phone into its pose jolts the
+/// readings about where they settle without turning it.
 /// Read often enough to follow a turn (`GyroIntegrateMaxMs`), the gyroscope alone says
-/// whether the device turns, and of the accelerometer's disturbance calm counts only what
-/// moves φ (``GravityEstimate/inPlaneDisturbance``): a hand's wobble of the elevation
+/// whether the device turns, and of the accelerometer's angle calm counts only what
+/// moves φ (``GravityEstimate/inPlaneTurnChord``): a hand's wobble of the elevation
 /// after a turn, or a push along the screen normal, no longer holds the turn back. That
 /// disturbance is forgotten over `GyroDisturbanceDecayMs`, a few readings: the memory
 /// that bridges a swing's still turning point for an accelerometer alone is not needed
@@ -57,6 +61,8 @@ struct FusedGravity: GravityEstimator {
     private(set) var accelerometer: AccelerometerGravity
     private let correctionMs: Double
     private let calmRate: Double
+    /// The chord between two unit vectors `GyroCalmAngleDeg` apart.
+    private let calmChord: Double
     private let biasLearnMs: Double
     private let timeoutMs: Double
     private let stuckMs: Double
@@ -132,6 +138,7 @@ struct FusedGravity: GravityEstimator {
         accelerometer = AccelerometerGravity(tunables: t, delivery: delivery)
         correctionMs = t.fusionCorrectionMs
         calmRate = t.gyroCalmRateDegS * EngineMath.radiansPerDegree
+        calmChord = 2 * EngineMath.sinDegrees(t.gyroCalmAngleDeg / 2)
         biasLearnMs = t.gyroBiasLearnMs
         timeoutMs = t.gyroTimeoutMs
         stuckMs = t.gyroStuckMs
@@ -316,10 +323,15 @@ struct FusedGravity: GravityEstimator {
             disagreeingMs = 0
         }
         // Calm: neither turning nor disturbed (the accelerometer's own measure: a swing's
-        // pull, a stride, a knock), one peak that decays.
-        rotation.observe(e.lastDisturbance, at: t)
-        tiltRotation.observe(e.lastDisturbance, at: t)
-        inPlane.observe(e.inPlaneDisturbance, at: t)
+        // pull, a stride, a knock), one peak that decays. The reading's angle from the
+        // estimate counts against GyroCalmAngleDeg: the turning it also measures, the
+        // gyroscope reads.
+        let lengthDisturbance = e.lengthError / accelerationGate
+        let disturbed = max(e.turnChord / calmChord, lengthDisturbance)
+        let disturbedInPlane = max(e.inPlaneTurnChord / calmChord, lengthDisturbance)
+        rotation.observe(disturbed, at: t)
+        tiltRotation.observe(disturbed, at: t)
+        inPlane.observe(disturbedInPlane, at: t)
         // Where the gyroscope is read often enough to integrate (GyroIntegrateMaxMs), its
         // up vector is what tilt follows and, averaged over AttitudeStrideFilterMs (a
         // running hand rolls the phone with every step), what the stride rule reads, with
@@ -355,11 +367,11 @@ struct FusedGravity: GravityEstimator {
         // whole angle still counts.
         if integrates {
             e.disturbance = inPlane
-            e.lastDisturbance = max(lastRotation, e.inPlaneDisturbance)
+            e.lastDisturbance = max(lastRotation, disturbedInPlane)
         } else {
             e.disturbance = rotation
             e.tiltDisturbance = tiltRotation
-            e.lastDisturbance = max(lastRotation, e.lastDisturbance)
+            e.lastDisturbance = max(lastRotation, disturbed)
         }
         fusedEstimate = e
         return true

@@ -46,15 +46,19 @@ struct GravityEstimate: Sendable {
     var gravityShare = 1.0
     /// The last reading's own disturbance (held, a reading stands for itself).
     var lastDisturbance = 0.0
-    /// The part of the last reading's disturbance that can move φ: the turn of its
-    /// direction *within the screen's plane* from the estimate's, and its length's error,
-    /// in multiples of calm. A push along the screen normal, or a hand's wobble about the
-    /// screen's horizontal axis, changes the elevation, not the orientation. With a
-    /// gyroscope to tell whether the device turns, this is what calm needs (`FusedGravity`).
-    var inPlaneDisturbance = 0.0
     /// How far the last reading's length was from the sensor's 1 g, as a fraction of it:
     /// linear acceleration alone, whatever the direction.
     var lengthError = 0.0
+    /// The last reading's turn from the estimate before it, as the chord between their
+    /// unit directions (rescaled for the interval as the disturbance is): what the
+    /// disturbance measures against `CalmAngleDeg`, for an estimator that measures it
+    /// against another limit (``FusedGravity``, `GyroCalmAngleDeg`).
+    var turnChord = 0.0
+    /// The same within the screen's plane only: the part of the turn that can move φ. A
+    /// push along the screen normal, or a hand's wobble about the screen's horizontal
+    /// axis, changes the elevation, not the orientation; with a gyroscope to tell whether
+    /// the device turns, this is the part of the angle calm needs (``FusedGravity``).
+    var inPlaneTurnChord = 0.0
     /// The current run of unchanged readings (``Rest``): its mean direction (unit), when
     /// it began, how many readings it holds, and whether its length is the sensor's 1 g
     /// (then its mean is gravity itself).

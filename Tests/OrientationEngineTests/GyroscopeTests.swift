@@ -480,6 +480,38 @@ struct GyroscopeTests {
         #expect(bridged >= fused + 50, "with the longer memory \(bridged) ms, with the short one \(fused) ms")
     }
 
+    /// When left-up was reported, in ms after a hand stopped jolting the phone: normal,
+    /// then turned to left-up between 1 and 1.3 s at 100 Hz, then jolted across the screen
+    /// without a turn (±0.22 g, the sign flipping at every reading: the readings 12° either
+    /// side of where they settle, their length 1.02 g) until 2 s, then held still; with
+    /// the gyroscope too unless `gyro` is false.
+    func leftUpAfterJolts(_ tunables: EngineTunables = .default, gyro: Bool) -> Int64? {
+        var e = OrientationEngine(tunables: tunables)
+        let phi = { (t: Double) -> Double in t < 1000 ? 0 : t < 1300 ? -90 * (t - 1000) / 300 : -90 }
+        for t in stride(from: Int64(0), to: 3000, by: 10) {
+            let jolt = t >= 1300 && t < 2000 ? 0.22 * 9.81 * (t / 10 % 2 == 0 ? 1 : -1) : 0
+            feedPushed(&e, at: t, phi: phi, push: jolt, gyro: gyro)
+            if e.orientation == .leftUp { return t - 2000 }
+        }
+        return nil
+    }
+
+    @Test("with a gyroscope, a hand's jolts without a turn (settling a phone into its pose) do not hold the turn back")
+    func joltsAreNoTurnWithAGyroscope() throws {
+        // The gyroscope reads no turn: the readings' 12° is sideways force, within
+        // GyroCalmAngleDeg, and the turn is committed while the hand still jolts.
+        let fused = try #require(leftUpAfterJolts(gyro: true))
+        #expect(fused <= -400, "left-up \(fused) ms after the jolts")
+        // Alone, 12° from the estimate may be a turn still under way (CalmAngleDeg), and
+        // so it is with the gyroscope if its angle counts as much.
+        let alone = try #require(leftUpAfterJolts(gyro: false))
+        #expect(alone >= 0, "alone, left-up \(alone) ms after the jolts")
+        var strict = EngineTunables.default
+        strict.gyroCalmAngleDeg = strict.calmAngleDeg
+        let fusedStrict = try #require(leftUpAfterJolts(strict, gyro: true))
+        #expect(fusedStrict >= 0, "with CalmAngleDeg, left-up \(fusedStrict) ms after the jolts")
+    }
+
     /// When right-up was reported, in ms: normal and still for 2 s at 10 Hz, then readings
     /// that show right-up leaned back 58° (beyond CalmElevationDeg: only a rest decides
     /// there) and do not change, while the gyroscope reads the device turning at
