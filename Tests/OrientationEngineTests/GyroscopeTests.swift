@@ -454,23 +454,25 @@ struct GyroscopeTests {
     }
 
     /// When left-up was reported, in ms after a hand's shaking stopped: normal, then turned
-    /// to left-up between 1 and 1.3 s at 100 Hz with the gyroscope, then shaken across the
-    /// screen (±0.4 g, the sign flipping at every reading: about twice what calm allows,
-    /// and no turn) until 1.5 s, then held still.
-    func leftUpAfterShaking(_ tunables: EngineTunables) -> Int64? {
+    /// to left-up between 1 and 1.3 s at 100 Hz (with the gyroscope unless `gyro` is
+    /// false), then shaken across the screen without a turn (±`amplitude` g, the sign
+    /// flipping at every reading) until `end` ms, then held still.
+    func leftUpAfterShaking(_ tunables: EngineTunables = .default, gyro: Bool = true, amplitude: Double = 0.4,
+                            until end: Int64 = 1500) -> Int64? {
         var e = OrientationEngine(tunables: tunables)
         let phi = { (t: Double) -> Double in t < 1000 ? 0 : t < 1300 ? -90 * (t - 1000) / 300 : -90 }
         for t in stride(from: Int64(0), to: 3000, by: 10) {
-            let shake = t >= 1300 && t < 1500 ? 0.4 * 9.81 * (t / 10 % 2 == 0 ? 1 : -1) : 0
-            feedPushed(&e, at: t, phi: phi, push: shake, gyro: true)
-            if e.orientation == .leftUp { return t - 1500 }
+            let shake = t >= 1300 && t < end ? amplitude * 9.81 * (t / 10 % 2 == 0 ? 1 : -1) : 0
+            feedPushed(&e, at: t, phi: phi, push: shake, gyro: gyro)
+            if e.orientation == .leftUp { return t - end }
         }
         return nil
     }
 
     @Test("with a gyroscope, calm comes a few readings after a shake: the turning is read, not bridged")
     func calmHasAShortMemoryWithAGyroscope() throws {
-        let fused = try #require(leftUpAfterShaking(.default))
+        // ±0.4 g: about twice what calm allows.
+        let fused = try #require(leftUpAfterShaking())
         #expect(fused <= 60, "left-up \(fused) ms after the shaking")
         // With the accelerometer's memory, a shake twice calm holds calm for
         // DisturbanceDecayMs·ln 2 after it.
@@ -480,35 +482,21 @@ struct GyroscopeTests {
         #expect(bridged >= fused + 50, "with the longer memory \(bridged) ms, with the short one \(fused) ms")
     }
 
-    /// When left-up was reported, in ms after a hand stopped jolting the phone: normal,
-    /// then turned to left-up between 1 and 1.3 s at 100 Hz, then jolted across the screen
-    /// without a turn (±0.22 g, the sign flipping at every reading: the readings 12° either
-    /// side of where they settle, their length 1.02 g) until 2 s, then held still; with
-    /// the gyroscope too unless `gyro` is false.
-    func leftUpAfterJolts(_ tunables: EngineTunables = .default, gyro: Bool) -> Int64? {
-        var e = OrientationEngine(tunables: tunables)
-        let phi = { (t: Double) -> Double in t < 1000 ? 0 : t < 1300 ? -90 * (t - 1000) / 300 : -90 }
-        for t in stride(from: Int64(0), to: 3000, by: 10) {
-            let jolt = t >= 1300 && t < 2000 ? 0.22 * 9.81 * (t / 10 % 2 == 0 ? 1 : -1) : 0
-            feedPushed(&e, at: t, phi: phi, push: jolt, gyro: gyro)
-            if e.orientation == .leftUp { return t - 2000 }
-        }
-        return nil
-    }
-
     @Test("with a gyroscope, a hand's jolts without a turn (settling a phone into its pose) do not hold the turn back")
     func joltsAreNoTurnWithAGyroscope() throws {
-        // The gyroscope reads no turn: the readings' 12° is sideways force, within
-        // GyroCalmAngleDeg, and the turn is committed while the hand still jolts.
-        let fused = try #require(leftUpAfterJolts(gyro: true))
+        // Jolted at ±0.22 g until 2 s: the readings 12° either side of where they settle,
+        // their length 1.02 g. The gyroscope reads no turn: the 12° is sideways force,
+        // within GyroCalmAngleDeg, and the turn is committed while the hand still jolts.
+        let jolts = { (t: EngineTunables, gyro: Bool) in self.leftUpAfterShaking(t, gyro: gyro, amplitude: 0.22, until: 2000) }
+        let fused = try #require(jolts(.default, true))
         #expect(fused <= -400, "left-up \(fused) ms after the jolts")
         // Alone, 12° from the estimate may be a turn still under way (CalmAngleDeg), and
         // so it is with the gyroscope if its angle counts as much.
-        let alone = try #require(leftUpAfterJolts(gyro: false))
+        let alone = try #require(jolts(.default, false))
         #expect(alone >= 0, "alone, left-up \(alone) ms after the jolts")
         var strict = EngineTunables.default
         strict.gyroCalmAngleDeg = strict.calmAngleDeg
-        let fusedStrict = try #require(leftUpAfterJolts(strict, gyro: true))
+        let fusedStrict = try #require(jolts(strict, true))
         #expect(fusedStrict >= 0, "with CalmAngleDeg, left-up \(fusedStrict) ms after the jolts")
     }
 
