@@ -84,8 +84,9 @@ closure() {
 declare -A target_modules=()
 for t in "${!target_module[@]}"; do target_modules[$t]=$(closure "${target_module[$t]}"); done
 declare -A target_support=(
-    [client_options]="fuzz/support/FuzzBytes.swift"
-    [dbus_message]="fuzz/support/FuzzBytes.swift"
+    [engine]="fuzz/support/ByteStream.swift"
+    [client_options]="fuzz/support/ByteStream.swift fuzz/support/FuzzBytes.swift"
+    [dbus_message]="fuzz/support/ByteStream.swift fuzz/support/FuzzBytes.swift"
 )
 all_targets=(scan_type mount_matrix sysfs_number trace_line engine configuration client_options dbus_message)
 

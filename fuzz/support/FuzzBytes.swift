@@ -2,38 +2,28 @@
 @testable import DBus
 import CDBus
 
-/// Fuzzer bytes read as a stream of small decisions: integers, strings and whole
-/// trees of D-Bus `Value`s. Reading past the end yields zeros, so every input decodes.
+/// Fuzzer bytes read as a stream of small decisions (``ByteStream``): integers, strings
+/// and whole trees of D-Bus `Value`s. Reading past the end yields zeros, so every input
+/// decodes.
 struct FuzzBytes {
-    private let bytes: [UInt8]
-    private var index = 0
+    private var stream: ByteStream
     /// Values left to make: repeated array items make trees exponential in the input
     /// size otherwise, and the writer's time is linear in the expanded tree.
     private var budget = 2048
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: [UInt8]) { stream = ByteStream(bytes) }
 
-    var isAtEnd: Bool { index >= bytes.count }
+    var isAtEnd: Bool { stream.isAtEnd }
 
-    mutating func byte() -> UInt8 {
-        guard index < bytes.count else { return 0 }
-        defer { index += 1 }
-        return bytes[index]
-    }
+    mutating func byte() -> UInt8 { stream.byte() }
 
-    mutating func integer<T: FixedWidthInteger>(_: T.Type) -> T {
-        var value: T = 0
-        for i in 0..<MemoryLayout<T>.size { value |= T(truncatingIfNeeded: byte()) << (8 * i) }
-        return value
-    }
+    mutating func integer<T: FixedWidthInteger>(_ type: T.Type) -> T { stream.integer(type) }
 
     /// A length byte, then that many bytes as UTF-8 (invalid sequences replaced, as a
     /// Swift String always is; NUL bytes kept).
     mutating func string() -> String {
         let count = Int(byte())
-        let end = min(index + count, bytes.count)
-        defer { index = end }
-        return String(decoding: bytes[min(index, end)..<end], as: UTF8.self)
+        return String(decoding: stream.bytes(count), as: UTF8.self)
     }
 
     /// A basic type code, mostly the valid ones.

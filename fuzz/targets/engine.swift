@@ -4,7 +4,7 @@
 // go back or jump, a gyroscope that is saturated, stuck or lies.
 //
 // Input: a delivery byte (its low bit: event-driven or streaming), then events of one
-// op byte, a signed 16-bit time step and three values (each a selector byte: a special
+// op byte, a signed 16-bit time step (little-endian) and three values (each a selector byte: a special
 // value, or a 16-bit mantissa scaled by a power of ten). Properties, after every event:
 // - nothing traps, and the explanation can be written;
 // - a wake-up at the engine's deadline decides: the orientation or the tilt changes
@@ -14,21 +14,8 @@
 // - a learned 1 g is finite and positive.
 import OrientationEngine
 
-/// Reads the fuzzer's bytes front to back; zeros once they run out.
-private struct Bytes {
-    let bytes: UnsafeRawBufferPointer
-    var index = 0
-    var isEmpty: Bool { index >= bytes.count }
-
-    mutating func byte() -> UInt8 {
-        guard index < bytes.count else { return 0 }
-        defer { index += 1 }
-        return bytes[index]
-    }
-
-    mutating func int16() -> Int16 { Int16(bitPattern: UInt16(byte()) << 8 | UInt16(byte())) }
-
-    /// A value: a special one, or a 16-bit mantissa scaled by 10^(−4…+11).
+extension ByteStream {
+    /// A value: a special one, or a signed 16-bit mantissa scaled by 10^(−4…+11).
     mutating func value() -> Double {
         let selector = byte()
         switch selector {
@@ -43,7 +30,7 @@ private struct Bytes {
         case 8: return 9.80665
         case 9: return -9.80665
         default:
-            let mantissa = Double(int16())
+            let mantissa = Double(integer(Int16.self))
             var scale = 1.0
             for _ in 0..<Int(selector % 16) { scale *= 10 }
             return mantissa * scale / 10_000
@@ -53,15 +40,15 @@ private struct Bytes {
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzEngine(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    var input = Bytes(bytes: UnsafeRawBufferPointer(start: data, count: size))
+    var input = ByteStream(Array(UnsafeRawBufferPointer(start: data, count: size)))
     let delivery: SensorDelivery = input.byte() & 1 == 0 ? .onChange : .stream
     var engine = OrientationEngine(delivery: delivery)
     var timeMs: Int64 = 0
     var events = 0
-    while !input.isEmpty && events < 4096 {
+    while !input.isAtEnd && events < 4096 {
         events += 1
         let op = input.byte()
-        let step = Int64(input.int16())
+        let step = Int64(input.integer(Int16.self))
         timeMs = max(-1_000_000_000, min(1_000_000_000, timeMs + step))
         switch op % 4 {
         case 0, 1:
