@@ -60,6 +60,7 @@ struct AccelerometerGravity: GravityEstimator {
         estimate.disturbance = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
         estimate.strideDisturbance = DecayingPeak(timeConstantMs: t.strideFilterMs)
         estimate.tiltDisturbance = DecayingPeak(timeConstantMs: t.tiltDisturbanceDecayMs)
+        estimate.lengthDisturbance = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
     }
 
     var learnedGravity: Double? { magnitude.isConfirmed ? magnitude.value : nil }
@@ -131,6 +132,8 @@ struct AccelerometerGravity: GravityEstimator {
         estimate.disturbance.observe(d, at: t)
         estimate.strideDisturbance.observe(d, at: t)
         estimate.tiltDisturbance.observe(d, at: t)
+        estimate.lengthDisturbance.observe(lengthDisturbance, at: t)
+        estimate.lastLengthDisturbance = lengthDisturbance
         estimate.lastDisturbance = d
         estimate.lengthError = abs(error)
         estimate.inPlaneTurnChord = Self.inPlaneChord(a, estimate.up) * lagScale

@@ -200,6 +200,36 @@ public struct EngineTunables: Sendable, Equatable {
     public var edgeDeg: Double = 7
     public var edgeSettleMs: Double = 250
 
+    /// `PickUpRestMs`, `PickUpMs`: for `PickUpMs` after the device lay still at 1 g for
+    /// `PickUpRestMs`, a movement is a pick-up, and calm allows the readings' direction a
+    /// disturbance of as many times calm as the gravity estimate lies `CalmAngleDeg`s
+    /// inside the proposed orientation's sector (30° inside it: three times calm). A
+    /// device picked up and set into a pose is shaken by the hand for half a second after
+    /// it got there, its readings 10–30° about the pose: an error of that size cannot
+    /// carry an estimate that deep inside the sector out of it, and waiting for the
+    /// shaking to end cost those poses 250–550 ms. Only the direction is excused: the
+    /// readings' length (linear acceleration) still needs calm, and the estimate must have
+    /// stopped turning (`PickUpTurnDegS`, and its elevation, either way, slower than
+    /// `FlatwardRateDegS`): a device still turning is on its way, not placed (a half turn
+    /// passing an orientation, a phone rolled over its edge that pauses edge-on). A device
+    /// moved about without a pause (a figure-eight, a swinging arm, a walk) is no pick-up;
+    /// with a gyroscope integrated there is no allowance, the gyroscope telling a hand's
+    /// shaking from a turn itself (`GyroCalmAngleDeg`). `PickUpMs` 0 turns it off.
+    public var pickUpRestMs: Double = 1000
+    public var pickUpMs: Double = 4000
+
+    /// `PickUpJoltG`: a reading this far from 1 g (a fraction of it) ends a pick-up: a
+    /// stride's landing or a knock says the device is carried or struck, not being placed.
+    /// A run begun from standing still is no pick-up: in its quiet moments between strides
+    /// the few readings near 1 g are the arm's pull as much as gravity.
+    public var pickUpJoltG: Double = 0.75
+
+    /// `PickUpTurnDegS`: while the estimate turns faster than this (its lag behind its
+    /// average over `FlatwardFilterMs`, as the toward-flat rule measures the elevation's),
+    /// and until that is forgotten as any disturbance, a pick-up is allowed no shaking:
+    /// a half turn in the screen's plane at 180°/s passes the orientation in between.
+    public var pickUpTurnDegS: Double = 120
+
     /// `StrideMs`: how long the stride estimate must propose another orientation before it
     /// is committed: under sustained linear acceleration (a run), which never lets the
     /// device be calm, this is the only evidence. 0 turns the rule off.
@@ -364,6 +394,14 @@ public struct EngineTunables: Sendable, Equatable {
               summary: "a proposal less than this past the leave angle must stand EdgeSettleMs before it is committed (0: off)"),
         Entry(key: "EdgeSettleMs", path: \.edgeSettleMs, unit: "ms", min: 0, max: 60_000,
               summary: "how long a proposal only just past the leave angle (EdgeDeg) must stand, at rest or calm"),
+        Entry(key: "PickUpRestMs", path: \.pickUpRestMs, unit: "ms", min: 0, max: 600_000,
+              summary: "a rest at 1 g at least this long makes the movement after it a pick-up (PickUpMs)"),
+        Entry(key: "PickUpMs", path: \.pickUpMs, unit: "ms", min: 0, max: 600_000,
+              summary: "for this long after a rest of PickUpRestMs, calm allows the readings' direction as many times calm as the estimate lies CalmAngleDegs inside the proposed orientation (0: off)"),
+        Entry(key: "PickUpJoltG", path: \.pickUpJoltG, unit: "g", min: 0, max: 100,
+              summary: "a reading this far from 1 g (a stride's landing, a knock) ends a pick-up"),
+        Entry(key: "PickUpTurnDegS", path: \.pickUpTurnDegS, unit: "degrees/s", min: 0, max: 100_000,
+              summary: "while the gravity estimate turns faster than this, a pick-up is allowed no shaking"),
         Entry(key: "StrideMs", path: \.strideMs, unit: "ms", min: 0, max: 60_000,
               summary: "how long the stride estimate must propose another orientation before it is committed (0: off)"),
         Entry(key: "MaxElevationDeg", path: \.maxElevationDeg, unit: "degrees", min: 1, max: 90,

@@ -17,13 +17,18 @@ struct FlatwardSweep: Sendable {
     /// time constant. Measured on the elevation's sine, divided by its cosine (the sine
     /// moves cos θ times as fast as the angle): no arc sine per reading.
     private let limit: Double
+    /// Whether turning toward the vertical counts too (``init(tunables:bothWays:)``).
+    private let bothWays: Bool
     private var average = 0.0
     private var started = false
     /// The last reading's own level (held, a reading stands for itself).
     private(set) var last = 0.0
     private(set) var peak: DecayingPeak
 
-    init(tunables t: EngineTunables) {
+    /// `bothWays`: any sweep of the elevation counts, toward the vertical too: a device
+    /// still sweeping is not yet where it is going (the pick-up allowance, ``Judge``).
+    init(tunables t: EngineTunables, bothWays: Bool = false) {
+        self.bothWays = bothWays
         gain = ExponentialGain(timeConstantMs: t.flatwardFilterMs)
         limit = t.flatwardRateDegS * EngineMath.radiansPerDegree * t.flatwardFilterMs / 1000
         peak = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
@@ -50,7 +55,7 @@ struct FlatwardSweep: Sendable {
         }
         average += (s - average) * gain(dtMs: dtMs)
         // Away from the vertical: up while the screen faces up, down while it faces down.
-        let away = s < 0 ? average - s : s - average
+        let away = bothWays ? abs(s - average) : s < 0 ? average - s : s - average
         // The sine's lag over the cosine: the angle's lag, to first order. (A lag below a
         // tenth of the limit is below it at any elevation: no square root for it.)
         last = away > 0.1 * limit ? away / (limit * max(0.1, (1 - s * s).squareRoot())) : 0

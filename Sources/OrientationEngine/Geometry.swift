@@ -6,7 +6,8 @@ import OrientationAPI
 ///
 /// Every decision is a comparison of the vector's components with sines and cosines
 /// worked out once, at init: no angle is computed per reading (``angles(_:)`` is for
-/// explanations only). The engine's budget is millions of readings a second.
+/// explanations only, ``depthDeg(_:in:)`` for a proposal just after a rest). The
+/// engine's budget is millions of readings a second.
 struct Geometry: Sendable {
     /// Where the screen normal points, for the orientation decision.
     enum Zone: Sendable {
@@ -81,6 +82,17 @@ struct Geometry: Sendable {
             return Self.nearest(p)
         }
         return current
+    }
+
+    /// How far inside orientation `o`'s sector a pose is, in degrees of φ: 45 at its
+    /// centre, 0 on the boundary, negative outside. One arc tangent: for the pick-up
+    /// allowance only, while a proposal waits (``Judge``).
+    func depthDeg(_ p: Pose, in o: Orientation) -> Double {
+        let across = switch o {
+        case .normal, .bottomUp, .undefined: p.right
+        case .rightUp, .leftUp: p.top
+        }
+        return 45 - EngineMath.atan2Degrees(abs(across), Self.towardCentre(p, of: o))
     }
 
     /// Whether a pose is less than `EdgeDeg` past the leave angle from `current`'s centre

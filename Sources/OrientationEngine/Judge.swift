@@ -16,7 +16,7 @@ import OrientationAPI
 ///   after it must wait `FlatExitMs` (a bump lifts an edge for a moment; a pick-up is a
 ///   long, steady movement).
 ///
-/// A proposal is committed by one of three kinds of evidence:
+/// A proposal is committed by one of these kinds of evidence:
 /// - **rest**: the readings have not changed for `RestMs` (``Rest``), at the sensor's 1 g:
 ///   their mean is gravity, and it is decided at once. People end a turn they mean by
 ///   holding still; a hand still moving never rests. This is what makes the engine fast.
@@ -28,6 +28,11 @@ import OrientationAPI
 ///   Under sustained linear acceleration (a run, a swing) the disturbance seldom falls,
 ///   and when it does for a moment between strides, the few readings near 1 g are the
 ///   arm's pull as much as gravity: holding on is right far more often than following it.
+/// - **calm, just picked up** (``PickUp``): for `PickUpMs` after the device lay still, calm
+///   allows the readings' direction as much disturbance as the estimate lies deep inside
+///   the proposed orientation's sector (in `CalmAngleDeg`s), once the estimate has
+///   stopped turning and the readings' length is calm: a pose shaken into place by the
+///   hand that picked the device up is decided without waiting for the shaking to end.
 /// - **stride**: under sustained linear acceleration a slow average of the readings
 ///   (`StrideFilterMs`), over which a run's forces cancel, has proposed the same
 ///   orientation for `StrideMs`: a turn made while running is followed a second or two
@@ -69,6 +74,7 @@ struct Judge: Sendable {
         case rest = "at rest"
         case calm = "calm"
         case stride = "stride estimate"
+        case pickUp = "calm, just picked up"
     }
 
     /// What ``decide(at:_:)`` found: what to commit now, else when to look again.
@@ -106,6 +112,8 @@ struct Judge: Sendable {
     /// The same on the attitude, where a gyroscope turns one: it sees a tumble at once,
     /// where the readings' estimate lags it.
     private(set) var attitudeFlatward: FlatwardSweep
+    /// Whether the device is being picked up, and what calm then allows.
+    private(set) var pickUp: PickUp
     /// When the last reading more disturbed than `TiltDisturbanceLimit` came.
     private(set) var tiltDisturbedMs = -Double.infinity
 
@@ -137,6 +145,7 @@ struct Judge: Sendable {
         calmGravityShare = t.calmGravityShare
         flatward = FlatwardSweep(tunables: t)
         attitudeFlatward = FlatwardSweep(tunables: t)
+        pickUp = PickUp(tunables: t)
     }
 
     var state: State {
@@ -155,6 +164,7 @@ struct Judge: Sendable {
         orientation = a.zone == .free ? Geometry.nearest(a) : .undefined
         freeSinceMs = a.zone == .free ? -.infinity : .infinity
         tilt = geometry.tilt(a, current: nil)
+        pickUp.observe(e, sinElevation: a.sinElevation, at: e.lastReadingMs, creditMs: 0)
     }
 
     /// Bookkeeping at a reading at `t`, `creditMs` after the one before: the zone and
@@ -163,6 +173,7 @@ struct Judge: Sendable {
         let a = geometry.pose(e.up)
         zone = a.zone
         flatward.observe(sinElevation: a.sinElevation, at: t, dtMs: creditMs)
+        pickUp.observe(e, sinElevation: a.sinElevation, at: t, creditMs: creditMs)
         if e.isAttitude {
             attitudeFlatward.observe(sinElevation: geometry.pose(e.tiltUp).sinElevation, at: t, dtMs: creditMs)
         } else {
@@ -267,11 +278,19 @@ struct Judge: Sendable {
             let settle = atEdge(geometry.pose(e.isAttitude ? e.tiltUp : e.up)) ? max(settleMs, edgeSettleMs) : settleMs
             // Calm decides only from an estimate that rests on gravity (CalmGravityShare).
             let supported = e.gravityShare >= calmGravityShare
-            let need = supported
-                ? max(candidate.sinceMs + settle, calm(e, limit: 1), freeSinceMs + flatExitMs, flatward.calmFromMs,
-                      attitudeFlatward.calmFromMs)
-                : .infinity
-            orientation(due(need, readings: candidate.readings, e), c, .calm, needMs: need, readings: candidate.readings)
+            let held = max(candidate.sinceMs + settle, freeSinceMs + flatExitMs, flatward.calmFromMs,
+                           attitudeFlatward.calmFromMs)
+            var need = supported ? max(held, calm(e, limit: 1)) : .infinity
+            var rule = Rule.calm
+            // Just picked up, the hand's shaking need not end first (``PickUp``).
+            if supported, let allowed = pickUp.allowance(for: c, e, geometry: geometry) {
+                let picked = max(held, calm(e, limit: allowed.limit), allowed.fromMs)
+                if picked < need && picked <= allowed.endsMs {
+                    need = picked
+                    rule = .pickUp
+                }
+            }
+            orientation(due(need, readings: candidate.readings, e), c, rule, needMs: need, readings: candidate.readings)
         }
         if let c = strideCandidate.value {
             orientation(due(strideCandidate.sinceMs + strideMs, readings: strideCandidate.readings, e), c, .stride,

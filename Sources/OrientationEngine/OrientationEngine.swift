@@ -208,6 +208,7 @@ public struct OrientationEngine: Sendable {
         if e.restReadings >= 2 || e.silent(at: clockMs) {
             s += " unchanged for \(fmt(restMs, 0))ms (\(e.restReadings) readings\(e.restIsGravity ? "" : ", not at 1 g"))"
         }
+        if judge.pickUp.active(e) { s += " picking-up" }
         s += " state=\(judge.state.rawValue)"
         if let c = judge.candidate.value {
             s += " proposing \(c.rawValue) for \(fmt(clockMs - judge.candidate.sinceMs, 0))ms"

@@ -86,8 +86,8 @@ struct GyroscopeTests {
     /// sees the turn), then held there while pushed to and fro along the screen normal
     /// (±0.3 g at 4 Hz for 3 s: the readings' elevation wobbles by ±17°, φ stays) at
     /// 100 Hz. When left-up was reported, if it was.
-    func leftUpWhilePushedAlongTheNormal(gyro: Bool) -> Int64? {
-        var e = OrientationEngine()
+    func leftUpWhilePushedAlongTheNormal(gyro: Bool, tunables: EngineTunables = .default) -> Int64? {
+        var e = OrientationEngine(tunables: tunables)
         let phi: (Double) -> Double = { t in t < 1000 ? 0 : t < 1400 ? -90 * (t - 1000) / 400 : -90 }
         for t in stride(from: Int64(0), to: 4400, by: 10) {
             let time = Double(t)
@@ -108,8 +108,11 @@ struct GyroscopeTests {
         let fused = try #require(leftUpWhilePushedAlongTheNormal(gyro: true))
         #expect(fused <= 1400 + 300, "with the gyroscope: \(fused) ms")
         // The accelerometer alone cannot tell the wobble of its readings from a turn: it
-        // waits for the stride rule (or the end of the pushes).
-        let alone = leftUpWhilePushedAlongTheNormal(gyro: false) ?? .max
+        // waits for the stride rule (or the end of the pushes), unless the device lay still
+        // just before (PickUpMs, as here: off, to show what the gyroscope adds).
+        var noPickUp = EngineTunables.default
+        noPickUp.pickUpMs = 0
+        let alone = leftUpWhilePushedAlongTheNormal(gyro: false, tunables: noPickUp) ?? .max
         #expect(alone >= 1400 + 1000, "accelerometer alone: \(alone) ms")
     }
 
@@ -491,8 +494,11 @@ struct GyroscopeTests {
         let fused = try #require(jolts(.default, true))
         #expect(fused <= -400, "left-up \(fused) ms after the jolts")
         // Alone, 12° from the estimate may be a turn still under way (CalmAngleDeg), and
-        // so it is with the gyroscope if its angle counts as much.
-        let alone = try #require(jolts(.default, false))
+        // so it is with the gyroscope if its angle counts as much. (Unless the device lay
+        // still just before, PickUpMs: off here, to show what the gyroscope adds.)
+        var noPickUp = EngineTunables.default
+        noPickUp.pickUpMs = 0
+        let alone = try #require(jolts(noPickUp, false))
         #expect(alone >= 0, "alone, left-up \(alone) ms after the jolts")
         var strict = EngineTunables.default
         strict.gyroCalmAngleDeg = strict.calmAngleDeg

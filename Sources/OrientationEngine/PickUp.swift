@@ -1,0 +1,82 @@
+import OrientationAPI
+
+/// Whether the device is being picked up, and how much of a hand's shaking calm then
+/// allows (`PickUpRestMs`, `PickUpMs`, `PickUpJoltG`, `PickUpTurnDegS`).
+///
+/// People pick a device up from where it lay and set it into a pose; their hand shakes it
+/// for half a second after it got there, its readings 10–30° about the pose. Calm waits for
+/// that to end, since in general a reading far from the estimate may be a turn under way;
+/// but an estimate that lies deep inside the proposed orientation's sector cannot be
+/// carried out of it by an error smaller than its depth. So, for `PickUpMs` after a rest of
+/// `PickUpRestMs`, calm allows the disturbance that depth (in `CalmAngleDeg`s), as long as
+/// - the readings' *length* is calm: linear acceleration is not excused, and a jolt beyond
+///   `PickUpJoltG` (a stride's landing, a knock) ends the pick-up: a run begun from
+///   standing still is no pick-up;
+/// - the estimate has stopped turning (``TurnSweep``, `PickUpTurnDegS`) and its elevation
+///   sweeps neither way faster than `FlatwardRateDegS`: a half turn passing an
+///   orientation, or a phone rolled over its edge that pauses edge-on, is on its way.
+///
+/// A device moved about without a pause (a figure-eight in the air, a swinging arm, a
+/// walk) is never picked up. With a gyroscope integrated there is no allowance: the
+/// gyroscope tells a hand's shaking from a turn itself (`GyroCalmAngleDeg`).
+struct PickUp: Sendable {
+    private let restMs: Double
+    private let windowMs: Double
+    private let joltG: Double
+    private let calmAngleDeg: Double
+    /// The run of unchanged readings at the last reading (``GravityEstimate/restSinceMs``):
+    /// when it began, its last reading, how many readings it held and whether at 1 g.
+    private var run = (sinceMs: -Double.infinity, lastMs: -Double.infinity, readings: 0, gravity: false)
+    /// When the device last lay still at 1 g for `PickUpRestMs` (−∞: never, or a jolt
+    /// since): for `PickUpMs` after it, a movement is a pick-up.
+    private(set) var stillUntilMs = -Double.infinity
+    private(set) var turning: TurnSweep
+    private(set) var sweep: FlatwardSweep
+
+    init(tunables t: EngineTunables) {
+        restMs = t.pickUpRestMs
+        windowMs = t.pickUpMs
+        joltG = t.pickUpJoltG
+        calmAngleDeg = t.calmAngleDeg
+        turning = TurnSweep(tunables: t)
+        sweep = FlatwardSweep(tunables: t, bothWays: true)
+    }
+
+    /// Takes the estimate after a reading at `t`, `creditMs` after the one before (the
+    /// first reading: no credit, nothing to sweep yet).
+    mutating func observe(_ e: GravityEstimate, sinElevation: Double, at t: Double, creditMs: Double) {
+        guard windowMs > 0 else { return }
+        turning.observe(e.up, at: t, dtMs: creditMs)
+        sweep.observe(sinElevation: sinElevation, at: t, dtMs: creditMs)
+        // A rest ends at the reading that leaves it: an event-driven sensor's last reading
+        // stood until then (had anything changed, it would have sent one); a stream's rest
+        // is known only up to its last reading.
+        if e.restSinceMs != run.sinceMs {
+            let end = e.silenceHolds ? e.restSinceMs : run.lastMs
+            let seen = run.readings >= 2 || e.silenceHolds && run.readings >= 1
+            if run.gravity && seen && end - run.sinceMs >= restMs { stillUntilMs = max(stillUntilMs, end) }
+        }
+        run = (e.restSinceMs, e.lastReadingMs, e.restReadings, e.restIsGravity)
+        if e.lengthError > joltG { stillUntilMs = -.infinity }
+        if e.restIsGravity && e.restReadings >= 2 && e.lastReadingMs - e.restSinceMs >= restMs {
+            stillUntilMs = e.lastReadingMs
+        }
+    }
+
+    /// Whether the movement up to the last reading is a pick-up.
+    func active(_ e: GravityEstimate) -> Bool { windowMs > 0 && e.lastReadingMs <= stillUntilMs + windowMs }
+
+    /// What calm allows a proposal `o` while the device is being picked up: a disturbance
+    /// of `limit` times calm, from `fromMs` (the estimate no longer turning, the readings'
+    /// length calm), until `endsMs`. Nil when there is no pick-up, a gyroscope's attitude
+    /// is read, or the estimate is too near the sector's edge to allow more than calm.
+    func allowance(for o: Orientation, _ e: GravityEstimate, geometry: Geometry)
+        -> (limit: Double, fromMs: Double, endsMs: Double)? {
+        guard active(e), !e.isAttitude else { return nil }
+        let limit = geometry.depthDeg(geometry.pose(e.up), in: o) / calmAngleDeg
+        guard limit > 1 else { return nil }
+        // The length part of the disturbance alone, against calm (1).
+        let length = e.lastLengthDisturbance <= 1 ? e.lengthDisturbance.time(fallingTo: 1) : .infinity
+        return (limit, max(turning.calmFromMs, sweep.calmFromMs, length), stillUntilMs + windowMs)
+    }
+}

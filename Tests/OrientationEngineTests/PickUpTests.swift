@@ -1,0 +1,187 @@
+import Foundation
+import Testing
+import OrientationAPI
+@testable import OrientationEngine
+
+/// A device picked up after lying still and set into a pose is turned while the hand
+/// still shakes it (`PickUpRestMs`, `PickUpMs`); a device moved about without a pause is
+/// not.
+@Suite("Pick-up")
+struct PickUpTests {
+    /// 100 Hz from t = 0: upright in normal, either still (`stillBefore`) or shaken by a
+    /// hand (±20° every reading, never a rest) until 1.5 s; turned to right-up in 300 ms;
+    /// there shaken for 1 s (elevation ±20° and 0.9/1.1 g by turns: never calm, never a
+    /// rest), then held still. When right-up is first reported, counted from the turn's
+    /// end (1.8 s); nil if never.
+    func placed(stillBefore: Bool, tunables: EngineTunables = .default,
+                delivery: SensorDelivery = .stream) -> Int64? {
+        var e = OrientationEngine(tunables: tunables, delivery: delivery)
+        let turnEnd: Int64 = 1800
+        for t in stride(from: Int64(0), to: 4000, by: 10) {
+            let shake = (t / 10) % 2 == 0 ? 20.0 : -20.0
+            let sample: Sample
+            switch t {
+            case ..<1500:
+                sample = poseSample(t: t, phi: 0, theta: 10 + (stillBefore ? 0 : shake))
+            case ..<turnEnd:
+                sample = poseSample(t: t, phi: 90 * Double(t - 1500) / 300, theta: 10)
+            case ..<(turnEnd + 1000):
+                sample = poseSample(t: t, phi: 90, theta: 10 + shake, g: shake > 0 ? 9.81 * 1.1 : 9.81 * 0.9)
+            default:
+                sample = poseSample(t: t, phi: 90, theta: 10)
+            }
+            e.feed(sample)
+            if e.orientation == .rightUp { return t - turnEnd }
+        }
+        return nil
+    }
+
+    @Test("a pose shaken into place just after a rest is turned at once; after a shaking, once it is still")
+    func pickUpAllowsTheShaking() throws {
+        for delivery in [SensorDelivery.stream, .onChange] {
+            let picked = try #require(placed(stillBefore: true, delivery: delivery))
+            #expect(picked <= 250, "\(delivery): \(picked)")
+            // Without the rule, calm waits for the shaking to end (and a rest decides).
+            var off = EngineTunables.default
+            off.pickUpMs = 0
+            let waited = try #require(placed(stillBefore: true, tunables: off, delivery: delivery))
+            #expect(waited >= 1000, "\(delivery), without the rule: \(waited)")
+            // Moved about before the turn, with no rest: no pick-up.
+            let shaken = try #require(placed(stillBefore: false, delivery: delivery))
+            #expect(shaken >= 1000, "\(delivery), shaken before: \(shaken)")
+        }
+    }
+
+    @Test("the allowance ends PickUpMs after the rest")
+    func pickUpEnds() throws {
+        var short = EngineTunables.default
+        short.pickUpMs = 200
+        let late = try #require(placed(stillBefore: true, tunables: short))
+        #expect(late >= 1000, "\(late)")
+    }
+
+    @Test("an event-driven sensor that sent nothing while the device lay still had it at rest")
+    func silenceIsARest() throws {
+        // One reading, then silence for 2 s (nothing changed), then the turn (its first
+        // reading already 15° on: the rest's run has only the one reading) and the shaking.
+        var e = OrientationEngine(delivery: .onChange)
+        e.feed(poseSample(t: 0, phi: 0, theta: 10))
+        var at: Int64?
+        for t in stride(from: Int64(2000), to: 4500, by: 10) {
+            let shake = (t / 10) % 2 == 0 ? 20.0 : -20.0
+            let sample = t < 2300
+                ? poseSample(t: t, phi: 15 + 75 * Double(t - 2000) / 300, theta: 10)
+                : poseSample(t: t, phi: 90, theta: 10 + shake, g: shake > 0 ? 9.81 * 1.1 : 9.81 * 0.9)
+            e.feed(sample)
+            if e.orientation == .rightUp && at == nil { at = t - 2300 }
+        }
+        let picked = try #require(at)
+        #expect(picked <= 150, "\(picked)")
+    }
+
+    @Test("with a gyroscope, which tells a turn from a hand's shaking, there is no allowance")
+    func noAllowanceWithAGyroscope() {
+        // Still in normal for 1.5 s, then turned in the screen's plane at 120°/s, through
+        // right-up, to bottom-up, and held there: just too fast for the gyroscope's calm
+        // (GyroCalmRateDegS), well within the allowance deep in right-up.
+        func turn(gyroscope: Bool, tunables: EngineTunables = .default) -> [Orientation] {
+            var e = OrientationEngine(tunables: tunables, delivery: .stream)
+            var seen: [Orientation] = []
+            let rate = 120.0
+            for t in stride(from: Int64(0), to: 4500, by: 10) {
+                let phi = min(180, max(0, rate * Double(t - 1500) / 1000))
+                if gyroscope {
+                    let turning = t >= 1500 && phi < 180
+                    e.feedGyroscope(noisyGyroscope(t: t, z: turning ? rate * .pi / 180 : 0))
+                }
+                if e.feed(poseSample(t: t, phi: phi, theta: 10)), seen.last != e.orientation { seen.append(e.orientation) }
+            }
+            return seen
+        }
+        #expect(turn(gyroscope: true) == [.normal, .bottomUp], "\(turn(gyroscope: true))")
+        var calmer = EngineTunables.default
+        calmer.gyroCalmRateDegS = 150
+        #expect(turn(gyroscope: true, tunables: calmer) == [.normal, .rightUp, .bottomUp],
+                "the premise: calm at that rate commits the turn on its way")
+    }
+
+    @Test("a run begun from standing still is no pick-up: a stride's jolt ends it")
+    func aJoltEndsThePickUp() {
+        // Still for 2 s, then brisk strides (300 ms of 1.6–2.2 g) and quiet moments of
+        // 150 ms pointing to left-up.
+        #expect(RunQuietTests().run(joltMs: 300, quietMs: 150) == [.normal])
+        var noJolt = EngineTunables.default
+        noJolt.pickUpJoltG = 100
+        #expect(RunQuietTests().run(joltMs: 300, quietMs: 150, tunables: noJolt).contains(.leftUp),
+                "without the rule, a quiet moment of the first strides is taken for a pose")
+    }
+
+    @Test("a half turn just after a rest does not stop at the orientation it passes")
+    func aTurnStillUnderWayGetsNoAllowance() {
+        // The scripted motion turns from right-up to left-up at 180°/s after standing still.
+        let samples = MotionTests.script.samples(hz: 100, noise: 0.08, seed: 7)
+        #expect(orientationChanges(replay(samples)).map(\.1) == MotionTests.expectedOrientations)
+        var noTurn = EngineTunables.default
+        noTurn.pickUpTurnDegS = 0
+        #expect(orientationChanges(replay(samples, tunables: noTurn)).map(\.1).contains(.bottomUp),
+                "without the rule, bottom-up is committed on the way")
+    }
+
+    @Test("a phone rolled over its edge from face up to face down, just after lying still, is not turned on the way")
+    func aRollOverTheEdgeIsNoPickUp() {
+        // Upright in normal, laid face up (88°) and still until 3 s, then rolled about its
+        // long axis over its right edge at 100°/s down to face down (−70°), φ shaken ±8°
+        // by the hand at every reading (never a rest, never calm), at 100 Hz.
+        func roll(_ tunables: EngineTunables) -> [Orientation] {
+            var e = OrientationEngine(tunables: tunables, delivery: .stream)
+            var seen: [Orientation] = []
+            for t in stride(from: Int64(0), to: 6000, by: 10) {
+                let time = Double(t)
+                let sample: Sample
+                if t < 1000 {
+                    sample = poseSample(t: t, phi: 0, theta: 10)
+                } else if t < 3000 {
+                    sample = poseSample(t: t, phi: 0, theta: 10 + 78 * min(1, (time - 1000) / 300))
+                } else {
+                    let shake = (t / 10) % 2 == 0 ? 8.0 : -8.0
+                    sample = poseSample(t: t, phi: 90 + shake, theta: max(-70, 88 - 100 * (time - 3000) / 1000))
+                }
+                if e.feed(sample), seen.last != e.orientation { seen.append(e.orientation) }
+            }
+            return seen
+        }
+        #expect(roll(.default) == [.normal], "\(roll(.default))")
+    }
+
+    @Test("a sweep of the elevation toward the vertical counts when both ways do")
+    func sweepBothWays() {
+        // From face up (80°) toward the vertical at 200°/s: away from flat, so not
+        // flatward, but a sweep.
+        var flatward = FlatwardSweep(tunables: .default)
+        var sweep = FlatwardSweep(tunables: .default, bothWays: true)
+        for t in stride(from: 0.0, through: 300, by: 10) {
+            let s = sin((80 - 0.2 * t) * .pi / 180)
+            flatward.observe(sinElevation: s, at: t, dtMs: 10)
+            sweep.observe(sinElevation: s, at: t, dtMs: 10)
+        }
+        #expect(flatward.calmFromMs <= 300)
+        #expect(sweep.calmFromMs == .infinity)
+    }
+
+    @Test("only a proposal deep in its orientation gets the allowance")
+    func depthOnly() {
+        let g = Geometry(tunables: .default)
+        func depth(_ phi: Double, _ o: Orientation) -> Double {
+            g.depthDeg(g.pose(poseVector(phi: phi, theta: 10)), in: o)
+        }
+        #expect(abs(depth(90, .rightUp) - 45) < 0.01)
+        #expect(abs(depth(60, .rightUp) - 15) < 0.01)
+        #expect(abs(depth(-150, .bottomUp) - 15) < 0.01)
+        #expect(abs(depth(-80, .leftUp) - 35) < 0.01)
+        #expect(abs(depth(10, .normal) - 35) < 0.01)
+        #expect(depth(30, .rightUp) < 0)
+    }
+
+    /// A reading's direction, as the estimate holds it.
+    func poseVector(phi: Double, theta: Double) -> Vector3 { Vector3(poseSample(t: 0, phi: phi, theta: theta)) }
+}
