@@ -203,18 +203,20 @@ public struct EngineTunables: Sendable, Equatable {
     /// `PickUpRestMs`, `PickUpMs`: for `PickUpMs` after the device lay still at 1 g for
     /// `PickUpRestMs`, a movement is a pick-up, and calm allows the readings' direction a
     /// disturbance of as many times calm as the gravity estimate lies `CalmAngleDeg`s
-    /// inside the proposed orientation's sector (30° inside it: three times calm). A
-    /// device picked up and set into a pose is shaken by the hand for half a second after
-    /// it got there, its readings 10–30° about the pose: an error of that size cannot
-    /// carry an estimate that deep inside the sector out of it, and waiting for the
-    /// shaking to end cost those poses 250–550 ms. Only the direction is excused: the
-    /// readings' length (linear acceleration) still needs calm, and the estimate must have
-    /// stopped turning (`PickUpTurnDegS`, and its elevation, either way, slower than
-    /// `FlatwardRateDegS`): a device still turning is on its way, not placed (a half turn
-    /// passing an orientation, a phone rolled over its edge that pauses edge-on). A device
-    /// moved about without a pause (a figure-eight, a swinging arm, a walk) is no pick-up;
-    /// with a gyroscope integrated there is no allowance, the gyroscope telling a hand's
-    /// shaking from a turn itself (`GyroCalmAngleDeg`). `PickUpMs` 0 turns it off.
+    /// inside the proposed orientation's sector, times cos θ (30° inside it, upright:
+    /// three times calm; a direction error moves φ 1/cos θ as far), in the whole free
+    /// zone (above `CalmElevationDeg` too). A device picked up and set into a pose is
+    /// shaken by the hand for half a second after it got there, its readings 10–30° about
+    /// the pose: an error of that size cannot carry an estimate that deep inside the
+    /// sector out of it, and waiting for the shaking to end cost those poses 250–550 ms.
+    /// Only the direction is excused: the readings' length (linear acceleration) still
+    /// needs calm, and the estimate must have stopped turning (`PickUpTurnDegS`, and its
+    /// elevation, either way, slower than `FlatwardRateDegS`): a device still turning is
+    /// on its way, not placed (a half turn passing an orientation, a phone rolled over
+    /// its edge that pauses edge-on). A device moved about without a pause (a
+    /// figure-eight, a swinging arm, a walk) is no pick-up; with a gyroscope integrated
+    /// there is no allowance, the gyroscope telling a hand's shaking from a turn itself
+    /// (`GyroCalmAngleDeg`). `PickUpMs` 0 turns it off.
     public var pickUpRestMs: Double = 1000
     public var pickUpMs: Double = 4000
 

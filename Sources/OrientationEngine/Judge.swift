@@ -30,7 +30,8 @@ import OrientationAPI
 ///   arm's pull as much as gravity: holding on is right far more often than following it.
 /// - **calm, just picked up** (``PickUp``): for `PickUpMs` after the device lay still, calm
 ///   allows the readings' direction as much disturbance as the estimate lies deep inside
-///   the proposed orientation's sector (in `CalmAngleDeg`s), once the estimate has
+///   the proposed orientation's sector (in `CalmAngleDeg`s, times cos θ; in the whole
+///   free zone, its own proposal, ``pickUpCandidate``), once the estimate has
 ///   stopped turning and the readings' length is calm: a pose shaken into place by the
 ///   hand that picked the device up is decided without waiting for the shaking to end.
 /// - **stride**: under sustained linear acceleration a slow average of the readings
@@ -120,6 +121,9 @@ struct Judge: Sendable {
     private(set) var orientation: Orientation = .undefined
     private(set) var tilt: Tilt = .undefined
     private(set) var candidate = Candidate<Orientation>()
+    /// The same above `CalmElevationDeg` too (the whole free zone): what a pick-up may
+    /// commit, its allowance shrinking as φ grows sensitive toward flat (``PickUp``).
+    private(set) var pickUpCandidate = Candidate<Orientation>()
     private(set) var tiltCandidate = Candidate<Tilt>()
     private(set) var strideCandidate = Candidate<Orientation>()
     private(set) var strideTiltCandidate = Candidate<Tilt>()
@@ -188,6 +192,8 @@ struct Judge: Sendable {
         // Near flat only a rest decides (CalmElevationDeg).
         let p = a.sinElevation < sinCalmElevation ? geometry.proposal(a, current: orientation) : nil
         candidate.propose(p == orientation ? nil : p, at: t, creditMs: creditMs * 0.5)
+        let q = geometry.proposal(a, current: orientation)
+        pickUpCandidate.propose(q == orientation ? nil : q, at: t, creditMs: creditMs * 0.5)
         var stride: Orientation?
         var strideTilt: Tilt?
         if strideMs > 0 && e.strideAttitude != .zero {
@@ -278,19 +284,20 @@ struct Judge: Sendable {
             let settle = atEdge(geometry.pose(e.isAttitude ? e.tiltUp : e.up)) ? max(settleMs, edgeSettleMs) : settleMs
             // Calm decides only from an estimate that rests on gravity (CalmGravityShare).
             let supported = e.gravityShare >= calmGravityShare
-            let held = max(candidate.sinceMs + settle, freeSinceMs + flatExitMs, flatward.calmFromMs,
-                           attitudeFlatward.calmFromMs)
-            var need = supported ? max(held, calm(e, limit: 1)) : .infinity
-            var rule = Rule.calm
-            // Just picked up, the hand's shaking need not end first (``PickUp``).
-            if supported, let allowed = pickUp.allowance(for: c, e, geometry: geometry) {
-                let picked = max(held, calm(e, limit: allowed.limit), allowed.fromMs)
-                if picked < need && picked <= allowed.endsMs {
-                    need = picked
-                    rule = .pickUp
-                }
+            let held = max(freeSinceMs + flatExitMs, flatward.calmFromMs, attitudeFlatward.calmFromMs)
+            let need = supported ? max(candidate.sinceMs + settle, held, calm(e, limit: 1)) : .infinity
+            orientation(due(need, readings: candidate.readings, e), c, .calm, needMs: need, readings: candidate.readings)
+        }
+        // Just picked up, the hand's shaking need not end first (``PickUp``).
+        if let c = pickUpCandidate.value, e.gravityShare >= calmGravityShare,
+           let allowed = pickUp.allowance(for: c, e, geometry: geometry) {
+            let settle = atEdge(geometry.pose(e.up)) ? max(settleMs, edgeSettleMs) : settleMs
+            let need = max(pickUpCandidate.sinceMs + settle, freeSinceMs + flatExitMs, flatward.calmFromMs,
+                           attitudeFlatward.calmFromMs, calm(e, limit: allowed.limit), allowed.fromMs)
+            if need <= allowed.endsMs {
+                orientation(due(need, readings: pickUpCandidate.readings, e), c, .pickUp, needMs: need,
+                            readings: pickUpCandidate.readings)
             }
-            orientation(due(need, readings: candidate.readings, e), c, rule, needMs: need, readings: candidate.readings)
         }
         if let c = strideCandidate.value {
             orientation(due(strideCandidate.sinceMs + strideMs, readings: strideCandidate.readings, e), c, .stride,
@@ -331,6 +338,7 @@ struct Judge: Sendable {
         if let o = d.orientation, o != orientation {
             orientation = o
             candidate.clear()
+            pickUpCandidate.clear()
             strideCandidate.clear()
             changed = true
         }

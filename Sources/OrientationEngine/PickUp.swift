@@ -8,7 +8,9 @@ import OrientationAPI
 /// that to end, since in general a reading far from the estimate may be a turn under way;
 /// but an estimate that lies deep inside the proposed orientation's sector cannot be
 /// carried out of it by an error smaller than its depth. So, for `PickUpMs` after a rest of
-/// `PickUpRestMs`, calm allows the disturbance that depth (in `CalmAngleDeg`s), as long as
+/// `PickUpRestMs`, calm allows the disturbance that depth (in `CalmAngleDeg`s) times cos θ
+/// (a direction error δ moves φ by up to δ / cos θ), anywhere in the free zone (above
+/// `CalmElevationDeg` too, where the cos θ has shrunk the allowance), as long as
 /// - the readings' *length* is calm: linear acceleration is not excused, and a jolt beyond
 ///   `PickUpJoltG` (a stride's landing, a knock) ends the pick-up: a run begun from
 ///   standing still is no pick-up;
@@ -73,7 +75,10 @@ struct PickUp: Sendable {
     func allowance(for o: Orientation, _ e: GravityEstimate, geometry: Geometry)
         -> (limit: Double, fromMs: Double, endsMs: Double)? {
         guard active(e), !e.isAttitude else { return nil }
-        let limit = geometry.depthDeg(geometry.pose(e.up), in: o) / calmAngleDeg
+        // A direction error δ moves φ by up to δ / cos θ: the depth, in φ, allows
+        // depth · cos θ of it (θ the elevation; the pose's plane share is cos θ).
+        let pose = geometry.pose(e.up)
+        let limit = geometry.depthDeg(pose, in: o) * pose.plane / calmAngleDeg
         guard limit > 1 else { return nil }
         // The length part of the disturbance alone, against calm (1).
         let length = e.lastLengthDisturbance <= 1 ? e.lengthDisturbance.time(fallingTo: 1) : .infinity

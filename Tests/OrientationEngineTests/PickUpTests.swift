@@ -14,21 +14,22 @@ struct PickUpTests {
     /// rest), then held still. When right-up is first reported, counted from the turn's
     /// end (1.8 s); nil if never.
     func placed(stillBefore: Bool, tunables: EngineTunables = .default,
-                delivery: SensorDelivery = .stream) -> Int64? {
+                delivery: SensorDelivery = .stream, theta: Double = 10, shakeDeg: Double = 20) -> Int64? {
         var e = OrientationEngine(tunables: tunables, delivery: delivery)
         let turnEnd: Int64 = 1800
         for t in stride(from: Int64(0), to: 4000, by: 10) {
-            let shake = (t / 10) % 2 == 0 ? 20.0 : -20.0
+            let shake = (t / 10) % 2 == 0 ? shakeDeg : -shakeDeg
             let sample: Sample
             switch t {
             case ..<1500:
                 sample = poseSample(t: t, phi: 0, theta: 10 + (stillBefore ? 0 : shake))
             case ..<turnEnd:
-                sample = poseSample(t: t, phi: 90 * Double(t - 1500) / 300, theta: 10)
+                let k = Double(t - 1500) / 300
+                sample = poseSample(t: t, phi: 90 * k, theta: 10 + (theta - 10) * k)
             case ..<(turnEnd + 1000):
-                sample = poseSample(t: t, phi: 90, theta: 10 + shake, g: shake > 0 ? 9.81 * 1.1 : 9.81 * 0.9)
+                sample = poseSample(t: t, phi: 90, theta: theta + shake, g: shake > 0 ? 9.81 * 1.1 : 9.81 * 0.9)
             default:
-                sample = poseSample(t: t, phi: 90, theta: 10)
+                sample = poseSample(t: t, phi: 90, theta: theta)
             }
             e.feed(sample)
             if e.orientation == .rightUp { return t - turnEnd }
@@ -50,6 +51,23 @@ struct PickUpTests {
             let shaken = try #require(placed(stillBefore: false, delivery: delivery))
             #expect(shaken >= 1000, "\(delivery), shaken before: \(shaken)")
         }
+    }
+
+    @Test("a pose leaned back beyond CalmElevationDeg is picked up too, with less allowed toward flat")
+    func pickUpNearFlat() throws {
+        // Leaned back 55°: calm never decides there (CalmElevationDeg), a pick-up does.
+        let leaned = try #require(placed(stillBefore: true, theta: 55, shakeDeg: 8))
+        #expect(leaned <= 250, "\(leaned)")
+        var off = EngineTunables.default
+        off.pickUpMs = 0
+        let waited = try #require(placed(stillBefore: true, tunables: off, theta: 55, shakeDeg: 8))
+        #expect(waited >= 1000, "without the rule: \(waited)")
+        // The same shaking that is allowed upright (±28°) is too much at 55°, where an
+        // error moves φ 1.7 times as far: the allowance shrinks with cos θ.
+        let upright = try #require(placed(stillBefore: true, theta: 10, shakeDeg: 28))
+        #expect(upright <= 250, "\(upright)")
+        let shaken = try #require(placed(stillBefore: true, theta: 55, shakeDeg: 28))
+        #expect(shaken >= 1000, "\(shaken)")
     }
 
     @Test("the allowance ends PickUpMs after the rest")
