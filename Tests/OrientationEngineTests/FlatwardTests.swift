@@ -68,17 +68,9 @@ struct FlatwardTests {
     func pickup(pickupMs: Double, tunables: EngineTunables = .default) -> Int64? {
         var e = OrientationEngine(tunables: tunables)
         for t in stride(from: Int64(0), to: 4000, by: 10) {
-            let time = Double(t)
             let n = Int(t / 10) % 4
-            let sample: Sample
-            if t < 1000 {
-                sample = poseSample(t: t, phi: 0, theta: 10)
-            } else if t < 2000 {
-                sample = poseSample(t: t, phi: 0, theta: 10 + 78 * min(1, (time - 1000) / 300))
-            } else {
-                let k = min(1, (time - 2000) / pickupMs)
-                sample = poseSample(t: t, phi: -90 + [0, 2, 0, -2][n], theta: 88 - 68 * k)
-            }
+            let k = min(1, Double(t - 2000) / pickupMs)
+            let sample = t < 2000 ? uprightThenFaceUp(t: t) : poseSample(t: t, phi: -90 + [0, 2, 0, -2][n], theta: 88 - 68 * k)
             e.feed(sample)
             if e.orientation == .leftUp { return t - 2000 }
         }

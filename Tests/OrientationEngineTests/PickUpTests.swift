@@ -154,16 +154,10 @@ struct PickUpTests {
             var e = OrientationEngine(tunables: tunables, delivery: .stream)
             var seen: [Orientation] = []
             for t in stride(from: Int64(0), to: 6000, by: 10) {
-                let time = Double(t)
-                let sample: Sample
-                if t < 1000 {
-                    sample = poseSample(t: t, phi: 0, theta: 10)
-                } else if t < 3000 {
-                    sample = poseSample(t: t, phi: 0, theta: 10 + 78 * min(1, (time - 1000) / 300))
-                } else {
-                    let shake = (t / 10) % 2 == 0 ? 8.0 : -8.0
-                    sample = poseSample(t: t, phi: 90 + shake, theta: max(-70, 88 - 100 * (time - 3000) / 1000))
-                }
+                let shake = (t / 10) % 2 == 0 ? 8.0 : -8.0
+                let sample = t < 3000
+                    ? uprightThenFaceUp(t: t)
+                    : poseSample(t: t, phi: 90 + shake, theta: max(-70, 88 - 100 * Double(t - 3000) / 1000))
                 if e.feed(sample), seen.last != e.orientation { seen.append(e.orientation) }
             }
             return seen

@@ -119,6 +119,12 @@ func poseSample(t: Int64, phi: Double, theta: Double, g: Double = 9.81) -> Sampl
     return Sample(timeMs: t, x: -sin(p) * cos(th) * g, y: -cos(p) * cos(th) * g, z: sin(th) * g)
 }
 
+/// Upright in normal (leaned back 10°) for the first second, then laid face up (88°)
+/// over 300 ms and left there: the reading at `t`.
+func uprightThenFaceUp(t: Int64) -> Sample {
+    poseSample(t: t, phi: 0, theta: t < 1000 ? 10 : 10 + 78 * min(1, Double(t - 1000) / 300))
+}
+
 /// A gyroscope reading of (`x`, `y`, `z`) rad/s at `t` with a real gyroscope's noise:
 /// it never repeats a reading exactly (one that does is stuck).
 func noisyGyroscope(t: Int64, x: Double = 0, y: Double = 0, z: Double = 0) -> GyroscopeSample {
