@@ -27,9 +27,22 @@ SCEN = ("steady", "rotate_slow", "rotate_fast", "tremor", "walking", "shakes", "
 
 def main():
     a = sys.argv[1:]
+    if "-h" in a or "--help" in a:
+        print(__doc__.strip())
+        return
+    known = ("--traces", "--out", "--delta", "--scenarios", "--max-elevation", "--axis")
+    if len(a) % 2 or any(k not in known for k in a[::2]):
+        sys.exit("posture.py: options come in pairs, among " + ", ".join(known) + " (--help)")
     opt = dict(zip(a[::2], a[1::2]))
+    missing = [k for k in ("--traces", "--out", "--delta") if k not in opt]
+    if missing:
+        sys.exit("posture.py: missing " + ", ".join(missing) + " (--help)")
+    try:
+        delta_deg = float(opt["--delta"])
+    except ValueError:
+        sys.exit(f"posture.py: --delta {opt['--delta']!r} is not a number of degrees")
     # Rotating the reading by -delta about k = z x p raises the screen normal by delta.
-    src, out, delta = opt["--traces"], opt["--out"], -math.radians(float(opt["--delta"]))
+    src, out, delta = opt["--traces"], opt["--out"], -math.radians(delta_deg)
     scenarios = tuple(opt["--scenarios"].split(",")) if "--scenarios" in opt else SCEN
     max_elevation = float(opt.get("--max-elevation", 62))
     axis = opt.get("--axis", "gravity")
