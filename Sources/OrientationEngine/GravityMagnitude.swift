@@ -80,8 +80,10 @@ struct GravityMagnitude: Sendable {
         }
     }
 
-    /// 10^k for the integer k nearest log10(`r`) (r > 0).
+    /// 10^k for the integer k nearest log10(`r`) (r > 0); 1 for a ratio that is not a
+    /// positive finite number (the loops below would never end on an infinite one).
     static func nearestPowerOfTen(_ r: Double) -> Double {
+        guard r > 0, r.isFinite else { return 1 }
         var r = r, p = 1.0
         while r >= 10.0.squareRoot() { r /= 10; p *= 10 }
         while r < 1 / 10.0.squareRoot() { r *= 10; p /= 10 }

@@ -32,7 +32,11 @@ struct TurnSweep: Sendable {
             return
         }
         average.update(up, dtMs: dtMs)
-        last = (up - average.value.unit).length / limit
+        // The lag behind the average (not made unit again: it shortens by the square of
+        // the lag, a second-order difference). Below a tenth of the limit it is below it at
+        // any rate: no square root for the readings of a device that is not turning.
+        let lag2 = (up - average.value).lengthSquared
+        last = lag2 > 0.01 * limit * limit ? lag2.squareRoot() / limit : 0
         // Only a reading beyond the limit holds: one within it leaves the peak to decay.
         if last > 1 { peak.observe(last, at: t) }
     }

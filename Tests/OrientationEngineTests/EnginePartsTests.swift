@@ -189,3 +189,20 @@ struct EdgeTests {
         #expect(deep <= 1200 + 150, "\(deep)")
     }
 }
+
+/// The power of ten a wildly mis-scaled sensor is judged against before its first rest.
+@Suite("Nearest power of ten")
+struct NearestPowerOfTenTests {
+    @Test("the power of ten nearest a ratio, and 1 for a ratio that is no positive finite number")
+    func nearest() {
+        #expect(GravityMagnitude.nearestPowerOfTen(1) == 1)
+        #expect(GravityMagnitude.nearestPowerOfTen(26) == 10)
+        #expect(GravityMagnitude.nearestPowerOfTen(0.012) == 0.01)
+        #expect(GravityMagnitude.nearestPowerOfTen(3000) == 1000)
+        #expect(GravityMagnitude.nearestPowerOfTen(4000) == 10000)
+        // Each of these would loop for ever in the search.
+        for r in [Double.infinity, 0, -3, .nan, -.infinity] {
+            #expect(GravityMagnitude.nearestPowerOfTen(r) == 1, "\(r)")
+        }
+    }
+}
