@@ -192,7 +192,7 @@ struct Judge: Sendable {
         // Near flat only a rest decides (CalmElevationDeg).
         let p = a.sinElevation < sinCalmElevation ? geometry.proposal(a, current: orientation) : nil
         candidate.propose(p == orientation ? nil : p, at: t, creditMs: creditMs * 0.5)
-        let q = geometry.proposal(a, current: orientation)
+        let q = pickUp.active(e) ? geometry.proposal(a, current: orientation) : nil
         pickUpCandidate.propose(q == orientation ? nil : q, at: t, creditMs: creditMs * 0.5)
         var stride: Orientation?
         var strideTilt: Tilt?

@@ -48,8 +48,6 @@ struct PickUp: Sendable {
     /// first reading: no credit, nothing to sweep yet).
     mutating func observe(_ e: GravityEstimate, sinElevation: Double, at t: Double, creditMs: Double) {
         guard windowMs > 0 else { return }
-        turning.observe(e.up, at: t, dtMs: creditMs)
-        sweep.observe(sinElevation: sinElevation, at: t, dtMs: creditMs)
         // A rest ends at the reading that leaves it: an event-driven sensor's last reading
         // stood until then (had anything changed, it would have sent one); a stream's rest
         // is known only up to its last reading.
@@ -62,6 +60,15 @@ struct PickUp: Sendable {
         if e.lengthError > joltG { stillUntilMs = -.infinity }
         if e.restIsGravity && e.restReadings >= 2 && e.lastReadingMs - e.restSinceMs >= restMs {
             stillUntilMs = e.lastReadingMs
+        }
+        // The turning is followed only from a rest on, while it can matter (the estimate of
+        // a device at rest is its own average: nothing is lost by starting there).
+        if active(e) {
+            turning.observe(e.up, at: t, dtMs: creditMs)
+            sweep.observe(sinElevation: sinElevation, at: t, dtMs: creditMs)
+        } else {
+            turning.restart()
+            sweep.restart()
         }
     }
 

@@ -24,6 +24,13 @@ struct TurnSweep: Sendable {
     /// Whether the measure is on (`FlatwardRateDegS` > 0).
     var isOn: Bool { limit > 0 }
 
+    /// Starts afresh at the next estimate, not having followed it meanwhile: a peak
+    /// already seen still decays.
+    mutating func restart() {
+        average.reset(to: .zero)
+        last = 0
+    }
+
     /// Takes the estimate (unit) at `t`, `dtMs` after the one before.
     mutating func observe(_ up: Vector3, at t: Double, dtMs: Double) {
         guard isOn else { return }
