@@ -36,6 +36,8 @@ struct AccelerometerGravity: GravityEstimator {
     private var strideFilter: LowPass
     private var rest: Rest
     private var restReached = false
+    /// The length part of the disturbance alone (``GravityEstimate/lengthCalmFromMs``).
+    private var lengthPeak: DecayingPeak
     /// The mean of the recent intervals between readings (over about eight).
     private var usualIntervalMs: Double?
     private(set) var estimate = GravityEstimate()
@@ -60,7 +62,7 @@ struct AccelerometerGravity: GravityEstimator {
         estimate.disturbance = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
         estimate.strideDisturbance = DecayingPeak(timeConstantMs: t.strideFilterMs)
         estimate.tiltDisturbance = DecayingPeak(timeConstantMs: t.tiltDisturbanceDecayMs)
-        estimate.lengthDisturbance = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
+        lengthPeak = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
     }
 
     var learnedGravity: Double? { magnitude.isConfirmed ? magnitude.value : nil }
@@ -132,8 +134,14 @@ struct AccelerometerGravity: GravityEstimator {
         estimate.disturbance.observe(d, at: t)
         estimate.strideDisturbance.observe(d, at: t)
         estimate.tiltDisturbance.observe(d, at: t)
-        estimate.lengthDisturbance.observe(lengthDisturbance, at: t)
-        estimate.lastLengthDisturbance = lengthDisturbance
+        // Only a reading beyond calm can hold it (one within leaves the peak to decay as it
+        // would): most readings cost no more than this comparison.
+        if lengthDisturbance > 1 {
+            lengthPeak.observe(lengthDisturbance, at: t)
+            estimate.lengthCalmFromMs = .infinity
+        } else if estimate.lengthCalmFromMs == .infinity {
+            estimate.lengthCalmFromMs = lengthPeak.time(fallingTo: 1)
+        }
         estimate.lastDisturbance = d
         estimate.lengthError = abs(error)
         estimate.inPlaneTurnChord = Self.inPlaneChord(a, estimate.up) * lagScale

@@ -38,12 +38,11 @@ struct GravityEstimate: Sendable {
     /// The same forgotten over `StrideFilterMs` (the stride estimate's time): whether the
     /// readings over which that estimate averages held a jolt.
     var strideDisturbance = DecayingPeak(timeConstantMs: 0)
-    /// The length part of the disturbance alone (a reading's length error over
-    /// `AccelerationGateG`), forgotten as `disturbance` is: linear acceleration, which the
-    /// pick-up allowance does not excuse (``Judge``).
-    var lengthDisturbance = DecayingPeak(timeConstantMs: 0)
-    /// The last reading's own length disturbance.
-    var lastLengthDisturbance = 0.0
+    /// When the readings' length is calm for good: the time the length part of the
+    /// disturbance alone (its error over `AccelerationGateG`, forgotten as `disturbance`
+    /// is) falls or fell to calm; +∞ while the last reading's own is beyond it. Linear
+    /// acceleration, which the pick-up allowance does not excuse (``PickUp``).
+    var lengthCalmFromMs = -Double.infinity
     /// The same forgotten over `TiltDisturbanceDecayMs`: what tilt's calm reads.
     var tiltDisturbance = DecayingPeak(timeConstantMs: 0)
     /// The share of the recent readings (over `GravityShareMs`) that were at 1 g, each

@@ -58,12 +58,11 @@ struct PickUp: Sendable {
         }
         run = (e.restSinceMs, e.lastReadingMs, e.restReadings, e.restIsGravity)
         if e.lengthError > joltG { stillUntilMs = -.infinity }
-        if e.restIsGravity && e.restReadings >= 2 && e.lastReadingMs - e.restSinceMs >= restMs {
-            stillUntilMs = e.lastReadingMs
-        }
-        // The turning is followed only from a rest on, while it can matter (the estimate of
-        // a device at rest is its own average: nothing is lost by starting there).
-        if active(e) {
+        let resting = e.restIsGravity && e.restReadings >= 2 && e.lastReadingMs - e.restSinceMs >= restMs
+        if resting { stillUntilMs = e.lastReadingMs }
+        // The turning is followed only after a rest, while it can matter (the estimate of
+        // a device at rest is its own average: nothing is lost by starting where it ends).
+        if active(e) && !resting {
             turning.observe(e.up, at: t, dtMs: creditMs)
             sweep.observe(sinElevation: sinElevation, at: t, dtMs: creditMs)
         } else {
@@ -87,8 +86,6 @@ struct PickUp: Sendable {
         let pose = geometry.pose(e.up)
         let limit = geometry.depthDeg(pose, in: o) * pose.plane / calmAngleDeg
         guard limit > 1 else { return nil }
-        // The length part of the disturbance alone, against calm (1).
-        let length = e.lastLengthDisturbance <= 1 ? e.lengthDisturbance.time(fallingTo: 1) : .infinity
-        return (limit, max(turning.calmFromMs, sweep.calmFromMs, length), stillUntilMs + windowMs)
+        return (limit, max(turning.calmFromMs, sweep.calmFromMs, e.lengthCalmFromMs), stillUntilMs + windowMs)
     }
 }
