@@ -45,6 +45,14 @@ struct FlatwardSweep: Sendable {
         last = 0
     }
 
+    /// Holds the average at `s`, the elevation of a device at rest (which does not sweep):
+    /// cheaper than following it, and the same.
+    mutating func hold(sinElevation s: Double) {
+        started = isOn
+        average = s
+        last = 0
+    }
+
     /// Takes the elevation (its sine) of a reading at `t`, `dtMs` after the one before.
     mutating func observe(sinElevation s: Double, at t: Double, dtMs: Double) {
         guard isOn else { return }

@@ -60,9 +60,13 @@ struct PickUp: Sendable {
         if e.lengthError > joltG { stillUntilMs = -.infinity }
         let resting = e.restIsGravity && e.restReadings >= 2 && e.lastReadingMs - e.restSinceMs >= restMs
         if resting { stillUntilMs = e.lastReadingMs }
-        // The turning is followed only after a rest, while it can matter (the estimate of
-        // a device at rest is its own average: nothing is lost by starting where it ends).
-        if active(e) && !resting {
+        // The turning is followed only from a rest on, while it can matter; at rest the
+        // estimate is its own average, so the averages are just held there (the first
+        // reading that moves is measured against the rest).
+        if resting {
+            turning.hold(e.up)
+            sweep.hold(sinElevation: sinElevation)
+        } else if active(e) {
             turning.observe(e.up, at: t, dtMs: creditMs)
             sweep.observe(sinElevation: sinElevation, at: t, dtMs: creditMs)
         } else {

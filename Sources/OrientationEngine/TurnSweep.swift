@@ -31,6 +31,13 @@ struct TurnSweep: Sendable {
         last = 0
     }
 
+    /// Holds the average at `up`, the estimate of a device at rest (which does not turn):
+    /// cheaper than following it, and the same.
+    mutating func hold(_ up: Vector3) {
+        average.reset(to: up)
+        last = 0
+    }
+
     /// Takes the estimate (unit) at `t`, `dtMs` after the one before.
     mutating func observe(_ up: Vector3, at t: Double, dtMs: Double) {
         guard isOn else { return }
