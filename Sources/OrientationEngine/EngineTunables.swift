@@ -403,7 +403,7 @@ public struct EngineTunables: Sendable, Equatable {
         Entry(key: "PickUpJoltG", path: \.pickUpJoltG, unit: "g", min: 0, max: 100,
               summary: "a reading this far from 1 g (a stride's landing, a knock) ends a pick-up"),
         Entry(key: "PickUpTurnDegS", path: \.pickUpTurnDegS, unit: "degrees/s", min: 0, max: 100_000,
-              summary: "while the gravity estimate turns faster than this, a pick-up is allowed no shaking"),
+              summary: "while the gravity estimate turns faster than this, a pick-up is allowed no shaking (0: no such limit)"),
         Entry(key: "StrideMs", path: \.strideMs, unit: "ms", min: 0, max: 60_000,
               summary: "how long the stride estimate must propose another orientation before it is committed (0: off)"),
         Entry(key: "MaxElevationDeg", path: \.maxElevationDeg, unit: "degrees", min: 1, max: 90,

@@ -2,7 +2,7 @@
 /// and away from flat.
 ///
 /// Measured as the estimate's lag behind its own average over `FlatwardFilterMs` (a steady
-/// turn at rate ω lags by about ω·τ), in multiples of `FlatwardRateDegS`, and kept as a
+/// turn at rate ω lags by about ω·τ), in multiples of `PickUpTurnDegS`, and kept as a
 /// peak that decays like any disturbance (`DisturbanceDecayMs`). The pick-up allowance
 /// (``Judge``) needs it calm: a device that has stopped turning and is shaken in its new
 /// pose is being placed there; one still turning steadily is on its way (a half turn
@@ -21,7 +21,7 @@ struct TurnSweep: Sendable {
         peak = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
     }
 
-    /// Whether the measure is on (`FlatwardRateDegS` > 0).
+    /// Whether the measure is on (`PickUpTurnDegS` > 0).
     var isOn: Bool { limit > 0 }
 
     /// Starts afresh at the next estimate, not having followed it meanwhile: a peak

@@ -14,7 +14,8 @@ struct PickUpTests {
     /// rest), then held still. When right-up is first reported, counted from the turn's
     /// end (1.8 s); nil if never.
     func placed(stillBefore: Bool, tunables: EngineTunables = .default,
-                delivery: SensorDelivery = .stream, theta: Double = 10, shakeDeg: Double = 20) -> Int64? {
+                delivery: SensorDelivery = .stream, theta: Double = 10, shakeDeg: Double = 20,
+                lengths: (Double, Double) = (1.1, 0.9)) -> Int64? {
         var e = OrientationEngine(tunables: tunables, delivery: delivery)
         let turnEnd: Int64 = 1800
         for t in stride(from: Int64(0), to: 4000, by: 10) {
@@ -27,7 +28,8 @@ struct PickUpTests {
                 let k = Double(t - 1500) / 300
                 sample = poseSample(t: t, phi: 90 * k, theta: 10 + (theta - 10) * k)
             case ..<(turnEnd + 1000):
-                sample = poseSample(t: t, phi: 90, theta: theta + shake, g: shake > 0 ? 9.81 * 1.1 : 9.81 * 0.9)
+                sample = poseSample(t: t, phi: 90, theta: theta + shake,
+                                    g: 9.81 * ((t / 10) % 2 == 0 ? lengths.0 : lengths.1))
             default:
                 sample = poseSample(t: t, phi: 90, theta: theta)
             }
@@ -68,6 +70,18 @@ struct PickUpTests {
         #expect(upright <= 250, "\(upright)")
         let shaken = try #require(placed(stillBefore: true, theta: 55, shakeDeg: 28))
         #expect(shaken >= 1000, "\(shaken)")
+    }
+
+    @Test("only the direction is excused: a pose bounced along gravity waits for the bouncing to end")
+    func lengthIsNotExcused() throws {
+        // Held in right-up without a turn of the readings but bounced along gravity, 1 g
+        // and 1.35 g by turns: linear acceleration, 1.4 times calm (most readings still
+        // near 1 g, and no jolt).
+        let bounced = try #require(placed(stillBefore: true, shakeDeg: 0, lengths: (1.0, 1.35)))
+        #expect(bounced >= 1000, "\(bounced)")
+        // The same turn shaken in direction instead is taken at once.
+        let shaken = try #require(placed(stillBefore: true, shakeDeg: 20, lengths: (1.0, 1.0)))
+        #expect(shaken <= 250, "\(shaken)")
     }
 
     @Test("the allowance ends PickUpMs after the rest")
