@@ -27,7 +27,7 @@ struct AccelerometerGravity: GravityEstimator {
     private let relearnMs: Double
     private let maxIntervalMs: Double
     private let standardGravity: Double
-    private let gravityShareMs: Double
+    private var gravityShareGain: ExponentialGain
 
     private var started = false
     private var magnitude: GravityMagnitude
@@ -53,7 +53,7 @@ struct AccelerometerGravity: GravityEstimator {
         relearnMs = t.relearnMs
         maxIntervalMs = t.maxIntervalMs
         standardGravity = t.standardGravity
-        gravityShareMs = t.gravityShareMs
+        gravityShareGain = ExponentialGain(timeConstantMs: t.gravityShareMs)
         magnitude = GravityMagnitude(standardGravity: t.standardGravity)
         filter = LowPass(timeConstantMs: t.gravityFilterMs)
         tiltFilter = LowPass(timeConstantMs: t.tiltFilterMs)
@@ -148,7 +148,7 @@ struct AccelerometerGravity: GravityEstimator {
 
         let deviation = error / tolerance
         let weight = 1 / (1 + deviation * deviation)
-        estimate.gravityShare += (weight - estimate.gravityShare) * (1 - EngineMath.expNeg(credit / gravityShareMs))
+        estimate.gravityShare += (weight - estimate.gravityShare) * gravityShareGain(dtMs: credit)
         filter.update(a, dtMs: dt, weight: weight)
         // Every reading alike: the readings at 1 g are particular moments of a stride or a
         // swing (TiltFilterMs).

@@ -47,9 +47,11 @@ struct Geometry: Sendable {
     /// The cosine of the leave angle plus `EdgeDeg`: nearer the current centre than this,
     /// a proposal is at the edge.
     private let cosEdge: Double
-    /// For each tilt boundary (−70, −20, 20, 70): the sine of the plain threshold, and
-    /// of the threshold moved `TiltHysteresisDeg` down and up.
-    private let tiltEdges: [(plain: Double, below: Double, above: Double)]
+    /// The sines of the four tilt boundaries (−70, −20, 20, 70) as each state sees them,
+    /// four to a row: row 0 with no state (the plain thresholds), rows 1–5 face-down …
+    /// face-up, each with its own band's edges moved `TiltHysteresisDeg` away from it.
+    /// One row per state: the tilt of a pose is then four comparisons.
+    private let tiltEdges: [Double]
 
     init(tunables t: EngineTunables) {
         maxElevationDeg = t.maxElevationDeg
@@ -60,8 +62,14 @@ struct Geometry: Sendable {
         cosLeave = EngineMath.cosDegrees(leaveAngleDeg)
         cosEdge = EngineMath.cosDegrees(min(180, leaveAngleDeg + t.edgeDeg))
         let h = t.tiltHysteresisDeg
-        tiltEdges = [-70.0, -20, 20, 70].map { b in
-            (EngineMath.sinDegrees(b), EngineMath.sinDegrees(b - h), EngineMath.sinDegrees(b + h))
+        let boundaries = [-70.0, -20, 20, 70]
+        // Boundary j separates level j and j + 1 (0 face-down ... 4 face-up); row r is
+        // level r − 1's view. A level is left from above at b − h, from below at b + h.
+        tiltEdges = (0..<6).flatMap { row in
+            boundaries.indices.map { j in
+                let b = boundaries[j]
+                return EngineMath.sinDegrees(j == row - 2 ? b - h : j == row - 1 ? b + h : b)
+            }
         }
     }
 
@@ -129,19 +137,13 @@ struct Geometry: Sendable {
     /// (and mirrored below).
     func tilt(_ p: Pose, current: Tilt?) -> Tilt {
         let s = p.sinElevation
-        let level = current == nil || current == .undefined ? -1 : Self.levelIndex(current!)
-        // Boundary j separates level j and j + 1 (0 face-down ... 4 face-up). The current
-        // level's own edges: from above at b − h, from below at b + h.
-        func passed(_ j: Int, inclusive: Bool) -> Bool {
-            let e = tiltEdges[j]
-            let edge = j == level - 1 ? e.below : j == level ? e.above : e.plain
-            return inclusive ? s >= edge : s > edge
-        }
-        var n = 0
-        if passed(0, inclusive: false) { n += 1 }
-        if passed(1, inclusive: true) { n += 1 }
-        if passed(2, inclusive: false) { n += 1 }
-        if passed(3, inclusive: true) { n += 1 }
+        let r = 4 * Self.tiltRow(current)
+        // The edges rise (TiltHysteresisDeg < 20 keeps them apart): the number passed is
+        // the level. θ ≥ 70 is face-up and θ ≥ −20 vertical; 20 and −70 are not passed.
+        var n = s > tiltEdges[r] ? 1 : 0
+        if s >= tiltEdges[r + 1] { n += 1 }
+        if s > tiltEdges[r + 2] { n += 1 }
+        if s >= tiltEdges[r + 3] { n += 1 }
         switch n {
         case 0: return .faceDown
         case 1: return .tiltedDown
@@ -151,13 +153,15 @@ struct Geometry: Sendable {
         }
     }
 
-    private static func levelIndex(_ t: Tilt) -> Int {
+    /// The row of ``tiltEdges`` for a current state.
+    private static func tiltRow(_ t: Tilt?) -> Int {
         switch t {
-        case .faceDown: 0
-        case .tiltedDown: 1
-        case .vertical, .undefined: 2
-        case .tiltedUp: 3
-        case .faceUp: 4
+        case nil, .undefined?: 0
+        case .faceDown?: 1
+        case .tiltedDown?: 2
+        case .vertical?: 3
+        case .tiltedUp?: 4
+        case .faceUp?: 5
         }
     }
 

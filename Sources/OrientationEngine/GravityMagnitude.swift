@@ -50,6 +50,7 @@ struct GravityMagnitude: Sendable {
     /// The readings' mean length until the first rest, over `unconfirmedMeanMs`.
     private var meanLength = 0.0
     private var meanGain = ExponentialGain(timeConstantMs: unconfirmedMeanMs)
+    private var learnGain = ExponentialGain(timeConstantMs: learnMs)
     private let standardGravity: Double
 
     init(standardGravity: Double) {
@@ -97,7 +98,7 @@ struct GravityMagnitude: Sendable {
         guard length > 0, length.isFinite, restMs >= Self.learnAfterMs else { return }
         let near = abs(length / value - 1) <= tolerance
         if near {
-            value += (1 - EngineMath.expNeg(dt / Self.learnMs)) * (length - value)
+            value += learnGain(dtMs: dt) * (length - value)
             confirmedMs += dt
         } else if restMs >= relearnMs {
             value = length
