@@ -10,18 +10,28 @@ Every 1.6-2.4 s a half-sine (or, at random, a two-lobe jerk with rebound) pulse 
 gravity vector around while its magnitude stays near 1 g). The truth files are copied
 unchanged: the orientation must not change.
 """
-import json, math, os, random, sys
+import argparse, json, math, os, random
 
 
 def main():
-    a = sys.argv[1:]
-    opt = {"--traces": None, "--out": None, "--seed": "1", "--max-ms": "600"}
-    dangerous = "--dangerous" in a
-    a = [x for x in a if x != "--dangerous"]
-    for i in range(0, len(a), 2):
-        opt[a[i]] = a[i + 1]
-    rnd = random.Random(int(opt["--seed"]))
-    maxms = float(opt["--max-ms"])
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0].replace("\n", " "),
+        epilog=__doc__.split("\n\n", 2)[2])
+    ap.add_argument("--traces", required=True, help="folder of traces with .truth.json files (the synthetic set)")
+    ap.add_argument("--out", required=True, help="folder to write the shaken copies to (created)")
+    ap.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    ap.add_argument("--max-ms", type=float, default=600, help="longest pulse in ms (default 600, at least 30)")
+    ap.add_argument("--dangerous", action="store_true",
+                    help="pulses 120-180 degrees from gravity, that can turn the apparent gravity around")
+    args = ap.parse_args()
+    if not os.path.isdir(args.traces):
+        ap.error("--traces %s: not a folder" % args.traces)
+    if not args.max_ms >= 30:
+        ap.error("--max-ms must be at least 30")
+    opt = {"--traces": args.traces, "--out": args.out}
+    dangerous = args.dangerous
+    rnd = random.Random(args.seed)
+    maxms = args.max_ms
     os.makedirs(opt["--out"], exist_ok=True)
     for fn in sorted(os.listdir(opt["--traces"])):
         if not fn.endswith(".truth.json"):
