@@ -137,6 +137,12 @@ def run(path, out):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        sys.exit(0)
     if len(sys.argv) != 2:
-        sys.exit("usage: android_style.py TRACE.csv")
-    run(sys.argv[1], sys.stdout)
+        sys.exit("usage: android_style.py TRACE.csv (--help: what it does)")
+    try:
+        run(sys.argv[1], sys.stdout)
+    except OSError as e:
+        sys.exit("android_style.py: %s: %s" % (sys.argv[1], e.strerror))

@@ -373,16 +373,28 @@ def running_swing(rows, rnd, truth, strength, everywhere=False, swing=True):
 
 def main():
     args = sys.argv[1:]
+    if "-h" in args or "--help" in args:
+        print(__doc__)
+        return
     opt = {"--traces": None, "--out": None, "--seed": "1", "--variants": ",".join(ALL)}
+    usage = "usage: augment.py --traces DIR --out OUTDIR [--seed N] [--variants a,b,...] (--help: the variants)"
     i = 0
     while i < len(args):
         if args[i] in opt and i + 1 < len(args):
             opt[args[i]] = args[i + 1]; i += 2
         else:
-            sys.exit(__doc__)
+            sys.exit("augment.py: %s: unknown option or missing value\n%s" % (args[i], usage))
     if not opt["--traces"] or not opt["--out"]:
-        sys.exit(__doc__)
-    seed = int(opt["--seed"])
+        sys.exit("augment.py: --traces and --out are needed\n" + usage)
+    if not os.path.isdir(opt["--traces"]):
+        sys.exit("augment.py: --traces %s: not a folder" % opt["--traces"])
+    try:
+        seed = int(opt["--seed"])
+    except ValueError:
+        sys.exit("augment.py: --seed %s: not a whole number" % opt["--seed"])
+    unknown = [v for v in opt["--variants"].split(",") if v not in ALL]
+    if unknown:
+        sys.exit("augment.py: unknown variant %s (--help lists them)" % ", ".join(unknown))
     names = sorted(f[:-4] for f in os.listdir(opt["--traces"]) if f.endswith(".csv"))
     for variant in opt["--variants"].split(","):
         d = os.path.join(opt["--out"], variant)
