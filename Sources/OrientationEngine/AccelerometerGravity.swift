@@ -34,6 +34,8 @@ struct AccelerometerGravity: GravityEstimator {
     private var filter: LowPass
     private var tiltFilter: LowPass
     private var strideFilter: LowPass
+    /// The gain of the average of the readings' length error (`LengthFilterMs`).
+    private var lengthGain: ExponentialGain
     private var rest: Rest
     private var restReached = false
     /// The length part of the disturbance alone (``GravityEstimate/lengthCalmFromMs``).
@@ -58,6 +60,7 @@ struct AccelerometerGravity: GravityEstimator {
         filter = LowPass(timeConstantMs: t.gravityFilterMs)
         tiltFilter = LowPass(timeConstantMs: t.tiltFilterMs)
         strideFilter = LowPass(timeConstantMs: t.strideFilterMs)
+        lengthGain = ExponentialGain(timeConstantMs: t.lengthFilterMs)
         rest = Rest(angleDeg: t.restAngleDeg, band: t.restBandG)
         estimate.disturbance = DecayingPeak(timeConstantMs: t.disturbanceDecayMs)
         estimate.strideDisturbance = DecayingPeak(timeConstantMs: t.strideFilterMs)
@@ -134,14 +137,6 @@ struct AccelerometerGravity: GravityEstimator {
         estimate.disturbance.observe(d, at: t)
         estimate.strideDisturbance.observe(d, at: t)
         estimate.tiltDisturbance.observe(d, at: t)
-        // Only a reading beyond calm can hold it (one within leaves the peak to decay as it
-        // would): most readings cost no more than this comparison.
-        if lengthDisturbance > 1 {
-            lengthPeak.observe(lengthDisturbance, at: t)
-            estimate.lengthCalmFromMs = .infinity
-        } else if estimate.lengthCalmFromMs == .infinity {
-            estimate.lengthCalmFromMs = lengthPeak.time(fallingTo: 1)
-        }
         estimate.lastDisturbance = d
         estimate.lengthError = abs(error)
         estimate.inPlaneTurnChord = Self.inPlaneChord(a, estimate.up) * lagScale
@@ -154,6 +149,19 @@ struct AccelerometerGravity: GravityEstimator {
         // swing (TiltFilterMs).
         tiltFilter.update(a, dtMs: dt)
         strideFilter.update(a, dtMs: dt)
+        // The linear acceleration that carries the device, for the pick-up's gates: a
+        // knock or the hand's stop (one or two readings, 10–20 ms) is averaged away; a
+        // stride's landing, a bounce or a shove, tens of ms and more, is not.
+        estimate.meanLengthError += (abs(error) - estimate.meanLengthError) * lengthGain(dtMs: dt)
+        let lasting = estimate.meanLengthError / accelerationGate
+        // Only a reading beyond calm can hold it (one within leaves the peak to decay as it
+        // would): most readings cost no more than this comparison.
+        if lasting > 1 {
+            lengthPeak.observe(lasting, at: t)
+            estimate.lengthCalmFromMs = .infinity
+        } else if estimate.lengthCalmFromMs == .infinity {
+            estimate.lengthCalmFromMs = lengthPeak.time(fallingTo: 1)
+        }
         publishRest()
         if estimate.restIsGravity && rest.readings >= 2 && restFor >= restMs {
             if !restReached {

@@ -220,11 +220,20 @@ public struct EngineTunables: Sendable, Equatable {
     public var pickUpRestMs: Double = 1000
     public var pickUpMs: Double = 4000
 
-    /// `PickUpJoltG`: a reading this far from 1 g (a fraction of it) ends a pick-up: a
-    /// stride's landing or a knock says the device is carried or struck, not being placed.
-    /// A run begun from standing still is no pick-up: in its quiet moments between strides
-    /// the few readings near 1 g are the arm's pull as much as gravity.
+    /// `PickUpJoltG`: readings this far from 1 g (a fraction of it, averaged over
+    /// `LengthFilterMs`) end a pick-up: a stride's landing says the device is carried, not
+    /// being placed. A run begun from standing still is no pick-up: in its quiet moments
+    /// between strides the few readings near 1 g are the arm's pull as much as gravity.
     public var pickUpJoltG: Double = 0.75
+
+    /// `LengthFilterMs`: time constant of the average of the readings' length error that
+    /// the pick-up's gates read (its jolt, and its calm length). Linear acceleration that
+    /// carries a device lasts tens of ms and more (a stride's landing, a bounce, a shove);
+    /// a knock, or the hand stopping the device in its pose, is one or two readings of
+    /// 10–20 ms, seen at 100 Hz and missed at 10. Averaged away, it no longer ends a
+    /// pick-up or holds its calm (it had cost those poses 40–150 ms); a bounce at a few
+    /// hertz is hardly touched. 0 reads each reading alone.
+    public var lengthFilterMs: Double = 25
 
     /// `PickUpTurnDegS`: while the estimate turns faster than this (its lag behind its
     /// average over `FlatwardFilterMs`, as the toward-flat rule measures the elevation's),
@@ -401,7 +410,9 @@ public struct EngineTunables: Sendable, Equatable {
         Entry(key: "PickUpMs", path: \.pickUpMs, unit: "ms", min: 0, max: 600_000,
               summary: "for this long after a rest of PickUpRestMs, calm allows the readings' direction as many times calm as the estimate lies CalmAngleDegs inside the proposed orientation (0: off)"),
         Entry(key: "PickUpJoltG", path: \.pickUpJoltG, unit: "g", min: 0, max: 100,
-              summary: "a reading this far from 1 g (a stride's landing, a knock) ends a pick-up"),
+              summary: "readings this far from 1 g, averaged over LengthFilterMs (a stride's landing), end a pick-up"),
+        Entry(key: "LengthFilterMs", path: \.lengthFilterMs, unit: "ms", min: 0, max: 10_000,
+              summary: "time constant of the average of the readings' length error the pick-up reads: a knock of one or two readings is averaged away"),
         Entry(key: "PickUpTurnDegS", path: \.pickUpTurnDegS, unit: "degrees/s", min: 0, max: 100_000,
               summary: "while the gravity estimate turns faster than this, a pick-up is allowed no shaking (0: no such limit)"),
         Entry(key: "StrideMs", path: \.strideMs, unit: "ms", min: 0, max: 60_000,

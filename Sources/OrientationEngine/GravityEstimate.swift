@@ -39,9 +39,9 @@ struct GravityEstimate: Sendable {
     /// readings over which that estimate averages held a jolt.
     var strideDisturbance = DecayingPeak(timeConstantMs: 0)
     /// When the readings' length is calm for good: the time the length part of the
-    /// disturbance alone (its error over `AccelerationGateG`, forgotten as `disturbance`
-    /// is) falls or fell to calm; +∞ while the last reading's own is beyond it. Linear
-    /// acceleration, which the pick-up allowance does not excuse (``PickUp``).
+    /// disturbance (``meanLengthError`` over `AccelerationGateG`, forgotten as
+    /// `disturbance` is) falls or fell to calm; +∞ while the last reading's own is beyond
+    /// it. Linear acceleration, which the pick-up allowance does not excuse (``PickUp``).
     var lengthCalmFromMs = -Double.infinity
     /// The same forgotten over `TiltDisturbanceDecayMs`: what tilt's calm reads.
     var tiltDisturbance = DecayingPeak(timeConstantMs: 0)
@@ -54,6 +54,9 @@ struct GravityEstimate: Sendable {
     /// How far the last reading's length was from the sensor's 1 g, as a fraction of it:
     /// linear acceleration alone, whatever the direction.
     var lengthError = 0.0
+    /// The readings' length error (as ``lengthError``) averaged over `LengthFilterMs`: the
+    /// linear acceleration that lasts, which the pick-up's gates read (``PickUp``).
+    var meanLengthError = 0.0
     /// The last reading's turn from the estimate before it, as the chord between their
     /// unit directions (rescaled for the interval as the disturbance is): what the
     /// disturbance measures against `CalmAngleDeg`, for an estimator that measures it

@@ -208,7 +208,14 @@ public struct OrientationEngine: Sendable {
         if e.restReadings >= 2 || e.silent(at: clockMs) {
             s += " unchanged for \(fmt(restMs, 0))ms (\(e.restReadings) readings\(e.restIsGravity ? "" : ", not at 1 g"))"
         }
-        if judge.pickUp.active(e) { s += " picking-up" }
+        if judge.pickUp.active(e) {
+            s += " picking-up"
+            if let c = judge.candidate.value ?? judge.pickUpCandidate.value,
+               let allowed = judge.pickUp.allowance(for: c, e, geometry: judge.geometry) {
+                s += " (\(c.rawValue) allowed \(fmt(allowed.limit, 2))"
+                s += allowed.fromMs.isFinite ? " from \(fmt(allowed.fromMs, 0))ms)" : " once it stops turning)"
+            }
+        }
         s += " state=\(judge.state.rawValue)"
         if let c = judge.candidate.value {
             s += " proposing \(c.rawValue) for \(fmt(clockMs - judge.candidate.sinceMs, 0))ms"

@@ -1,7 +1,7 @@
 import OrientationAPI
 
 /// Whether the device is being picked up, and how much of a hand's shaking calm then
-/// allows (`PickUpRestMs`, `PickUpMs`, `PickUpJoltG`, `PickUpTurnDegS`).
+/// allows (`PickUpRestMs`, `PickUpMs`, `PickUpJoltG`, `LengthFilterMs`, `PickUpTurnDegS`).
 ///
 /// People pick a device up from where it lay and set it into a pose; their hand shakes it
 /// for half a second after it got there, its readings 10–30° about the pose. Calm waits for
@@ -12,8 +12,10 @@ import OrientationAPI
 /// (a direction error δ moves φ by up to δ / cos θ), anywhere in the free zone (above
 /// `CalmElevationDeg` too, where the cos θ has shrunk the allowance), as long as
 /// - the readings' *length* is calm: linear acceleration is not excused, and a jolt beyond
-///   `PickUpJoltG` (a stride's landing, a knock) ends the pick-up: a run begun from
-///   standing still is no pick-up;
+///   `PickUpJoltG` (a stride's landing) ends the pick-up: a run begun from standing still
+///   is no pick-up. Both read the length error averaged over `LengthFilterMs`
+///   (``GravityEstimate/meanLengthError``): a knock, or the hand's stop as it sets the
+///   device into its pose, is one or two readings, and carries nothing;
 /// - the estimate has stopped turning (``TurnSweep``, `PickUpTurnDegS`) and its elevation
 ///   sweeps neither way faster than `FlatwardRateDegS`: a half turn passing an
 ///   orientation, or a phone rolled over its edge that pauses edge-on, is on its way.
@@ -57,7 +59,7 @@ struct PickUp: Sendable {
             if run.gravity && seen && end - run.sinceMs >= restMs { stillUntilMs = max(stillUntilMs, end) }
         }
         run = (e.restSinceMs, e.lastReadingMs, e.restReadings, e.restIsGravity)
-        if e.lengthError > joltG { stillUntilMs = -.infinity }
+        if e.meanLengthError > joltG { stillUntilMs = -.infinity }
         let resting = e.restIsGravity && e.restReadings >= 2 && e.lastReadingMs - e.restSinceMs >= restMs
         if resting { stillUntilMs = e.lastReadingMs }
         // The turning is followed only from a rest on, while it can matter; at rest the
