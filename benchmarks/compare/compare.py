@@ -848,14 +848,18 @@ def write_markdown(path, rows, env_lines, args, od, isp, extra):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--bin-dir", default=os.path.join(ROOT, ".build", "release"))
-    parser.add_argument("--output", default=os.path.join(ROOT, "BENCHMARKS.md"))
-    parser.add_argument("--starts", type=int, default=10)
-    parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--changes", type=int, default=30)
+    parser.add_argument("--bin-dir", default=os.path.join(ROOT, ".build", "release"),
+                        help="where orientationd and orientationd-bench are (default: the release build)")
+    parser.add_argument("--output", default=os.path.join(ROOT, "BENCHMARKS.md"),
+                        help="the file whose 'Latest run' table is replaced (default BENCHMARKS.md)")
+    parser.add_argument("--starts", type=int, default=10, help="daemon starts timed for the start rows (default 10)")
+    parser.add_argument("--seconds", type=float, default=10.0,
+                        help="length of the idle and started windows for wakeups and CPU (default 10 s)")
+    parser.add_argument("--changes", type=int, default=30, help="orientation changes timed for the latency rows (default 30)")
     parser.add_argument("--frame-ms", type=int, default=20, help="buffer frame period (default 20 ms: 50 Hz)")
-    parser.add_argument("--seed", type=int, default=int(time.time()) % 100000)
-    parser.add_argument("--swift", default="swift")
+    parser.add_argument("--seed", type=int, default=int(time.time()) % 100000,
+                        help="seed of the timing of the sysfs changes (default: from the clock)")
+    parser.add_argument("--swift", default="swift", help="the swift driver that builds the engine bench (default swift)")
     parser.add_argument("--skip-extras", action="store_true", help="no fan-out and engine rows")
     parser.add_argument("--no-write", action="store_true", help="print only; leave BENCHMARKS.md alone")
     args = parser.parse_args()
