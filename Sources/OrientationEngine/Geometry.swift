@@ -139,7 +139,8 @@ struct Geometry: Sendable {
         let s = p.sinElevation
         let r = 4 * Self.tiltRow(current)
         // The edges rise (TiltHysteresisDeg < 20 keeps them apart): the number passed is
-        // the level. θ ≥ 70 is face-up and θ ≥ −20 vertical; 20 and −70 are not passed.
+        // the level. On a plain threshold itself: ±20 is vertical, 70 face-up, −70
+        // face-down (the second and fourth edges are passed from them on, the others not).
         var n = s > tiltEdges[r] ? 1 : 0
         if s >= tiltEdges[r + 1] { n += 1 }
         if s > tiltEdges[r + 2] { n += 1 }
