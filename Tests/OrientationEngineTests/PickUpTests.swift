@@ -104,6 +104,25 @@ struct PickUpTests {
         #expect(ended >= 1000, "each reading alone, the knock ends the pick-up: \(ended)")
     }
 
+    @Test("the explanation shows a pick-up's allowance and when it applies")
+    func explanationShowsTheAllowance() {
+        // Still, then turned to right-up at 450°/s and shaken there: while the estimate
+        // turns, the allowance waits for the turning to end; then, pushed along gravity
+        // for 50 ms (1.4 g), it applies from when that push is forgotten.
+        var e = OrientationEngine()
+        var seen: [String] = []
+        for t in stride(from: Int64(0), through: 2500, by: 10) where e.orientation != .rightUp {
+            let phi = t < 1500 ? 0 : min(90, Double(t - 1500) * 0.45)
+            let pushed = (1870..<1920).contains(t)
+            e.feed(poseSample(t: t, phi: phi, theta: 10 + (t >= 1700 ? ((t / 10) % 2 == 0 ? 12 : -12) : 0),
+                              g: pushed ? 1.4 * 9.81 : 9.81))
+            if e.explanation.contains("right-up allowed") { seen.append(e.explanation) }
+        }
+        #expect(e.orientation == .rightUp)
+        #expect(seen.contains { $0.contains("once it stops turning") }, "\(seen)")
+        #expect(seen.contains { $0.range(of: #"allowed [0-9.]+ from [0-9]+ms"#, options: .regularExpression) != nil }, "\(seen)")
+    }
+
     @Test("the allowance ends PickUpMs after the rest")
     func pickUpEnds() throws {
         var short = EngineTunables.default
