@@ -13,9 +13,11 @@ import TestSupport
         FakeDevice.iioPoll(raw: FakeDevice.raw("normal"), extraAttributes: gyroscope)
     }
 
-    func start(_ device: String, config: String? = nil) throws -> (SensorDaemonFixture, Peer) {
+    /// A daemon on a testbed holding `devices`, added in that order, with `config` as its
+    /// configuration file if given.
+    func start(_ devices: String..., config: String? = nil) throws -> (SensorDaemonFixture, Peer) {
         let fixture = try SensorDaemonFixture()
-        try fixture.testbed.add(device)
+        for device in devices { try fixture.testbed.add(device) }
         var arguments: [String] = []
         if let config {
             let path = fixture.bus.directory + "/orientationd.conf"
@@ -94,17 +96,9 @@ import TestSupport
         return (accel, gyro)
     }
 
+    /// A HID-style pair, the gyroscope added first: already there when the accelerometer is found.
     func startHub(_ devices: (accel: String, gyro: String), config: String? = nil) throws -> (SensorDaemonFixture, Peer) {
-        let fixture = try SensorDaemonFixture()
-        try fixture.testbed.add(devices.gyro)
-        try fixture.testbed.add(devices.accel)
-        var arguments: [String] = []
-        if let config {
-            let path = fixture.bus.directory + "/orientationd.conf"
-            try config.write(toFile: path, atomically: true, encoding: .utf8)
-            arguments = ["--config", path]
-        }
-        return (fixture, try fixture.start(extraArguments: arguments))
+        try start(devices.gyro, devices.accel, config: config)
     }
 
     @Test func aGyroscopeThatGoesAwayIsAnnouncedAndTheAccelerometerGoesOnAlone() throws {
