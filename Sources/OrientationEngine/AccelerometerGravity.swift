@@ -15,6 +15,9 @@
 ///   which measures it against its own limit (``GravityEstimate/turnChord``).
 /// - **Support**: the share of the recent readings (over `GravityShareMs`) that were at
 ///   1 g, each counted as the filter weighs it (``GravityEstimate/gravityShare``).
+/// - **Lasting linear acceleration**: the length error averaged over `LengthFilterMs`
+///   (``GravityEstimate/meanLengthError``) and when it last fell to calm
+///   (``GravityEstimate/lengthCalmFromMs``), which the pick-up's gates read.
 /// - **Rest** (``Rest``) and the sensor's 1 g (``GravityMagnitude``). When a rest at 1 g is
 ///   first seen, its mean replaces the filtered direction: the filters only stand in for
 ///   it while the device moves.
