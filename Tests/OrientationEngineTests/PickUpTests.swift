@@ -56,6 +56,20 @@ struct PickUpTests {
         }
     }
 
+    @Test("a pose turned briskly into place is taken once the hand stops, not while the estimate catches up")
+    func theEstimateCatchingUpIsNoTurn() throws {
+        // The quarter turn of `placed` (300°/s, stopped at once): the gravity estimate lags
+        // it by its filter's time and closes that lag at the hand's last speed, a turning
+        // that is the estimate's, not the device's. PickUpTurnDegS sits below the half
+        // turn it is for (180°/s) and above that catch-up's tail.
+        let picked = try #require(placed(stillBefore: true))
+        #expect(picked <= 150, "\(picked)")
+        var strict = EngineTunables.default
+        strict.pickUpTurnDegS = 120
+        let held = try #require(placed(stillBefore: true, tunables: strict))
+        #expect(held > 150, "the premise: a limit within the catch-up's tail holds the pose (\(held))")
+    }
+
     @Test("a pose leaned back beyond CalmElevationDeg is picked up too, with less allowed toward flat")
     func pickUpNearFlat() throws {
         // Leaned back 55°: calm never decides there (CalmElevationDeg), a pick-up does.
@@ -113,7 +127,7 @@ struct PickUpTests {
         var seen: [String] = []
         for t in stride(from: Int64(0), through: 2500, by: 10) where e.orientation != .rightUp {
             let phi = t < 1500 ? 0 : min(90, Double(t - 1500) * 0.45)
-            let pushed = (1870..<1920).contains(t)
+            let pushed = (1830..<1880).contains(t)
             e.feed(poseSample(t: t, phi: phi, theta: 10 + (t >= 1700 ? ((t / 10) % 2 == 0 ? 12 : -12) : 0),
                               g: pushed ? 1.4 * 9.81 : 9.81))
             if e.explanation.contains("right-up allowed") { seen.append(e.explanation) }
