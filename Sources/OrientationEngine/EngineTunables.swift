@@ -109,6 +109,12 @@ public struct EngineTunables: Sendable, Equatable {
     /// turn the up vector without bound.
     public var fusionSlowestMs: Double = 2500
 
+    /// `FusionPullMaxG`: the attitude is pulled toward each reading in proportion to its
+    /// length (the readings' mean is gravity, the mean of their directions is not), up to
+    /// this length in g: a person's movements read up to 2–3 g (a stride's landing, a
+    /// swing's pull), while a knock or a fault read at 100 g would tip it tens of degrees.
+    public var fusionPullMaxG: Double = 3
+
     /// `GyroCalmRateDegS`: with a gyroscope, a device turning faster than this is not
     /// calm (a turn or a wave still under way).
     public var gyroCalmRateDegS: Double = 90
@@ -369,6 +375,8 @@ public struct EngineTunables: Sendable, Equatable {
               summary: "how long linear acceleration keeps lowering the accelerometer's pull on the gyroscope's up vector"),
         Entry(key: "FusionSlowestMs", path: \.fusionSlowestMs, unit: "ms", min: 0, max: 600_000,
               summary: "however much linear acceleration there is, the up vector's pull toward the readings is never slower than this (0: no limit)"),
+        Entry(key: "FusionPullMaxG", path: \.fusionPullMaxG, unit: "g", min: 1, max: 1000,
+              summary: "the up vector is pulled toward each reading in proportion to its length, up to this length"),
         Entry(key: "GyroCalmRateDegS", path: \.gyroCalmRateDegS, unit: "degrees/s", min: 0.1, max: 1000,
               summary: "with a gyroscope, a device turning faster than this is not calm"),
         Entry(key: "GyroCalmAngleDeg", path: \.gyroCalmAngleDeg, unit: "degrees", min: 0.1, max: 90,

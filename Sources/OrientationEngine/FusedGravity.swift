@@ -19,7 +19,8 @@
 ///
 /// An attitude is also kept: an up vector that the gyroscope turns (a world-fixed vector
 /// seen in the device frame turns as du/dt = −ω × u) and that is pulled toward the
-/// accelerometer's reading over `FusionCorrectionMs`, the less the more linear
+/// accelerometer's reading (its length too, up to `FusionPullMaxG`: the readings' mean is
+/// gravity, their directions' mean is not) over `FusionCorrectionMs`, the less the more linear
 /// acceleration there has been in the last `FusionTrustDecayMs` but never slower than
 /// `FusionSlowestMs`, with the gyroscope's bias learned at rests it agrees with
 /// (`GyroBiasLearnMs`, `GyroBiasRateDegS`); a rest, for the judge too, counts only from
@@ -115,6 +116,8 @@ struct FusedGravity: GravityEstimator {
     private let accelerationGate: Double
     /// The least the readings are trusted: FusionCorrectionMs / FusionSlowestMs.
     private let leastTrust: Double
+    /// `FusionPullMaxG`: the longest pull, in units of 1 g.
+    private let pullMax: Double
     /// The attitude averaged over `AttitudeStrideFilterMs`: what the stride rule reads.
     private var strideFilter: LowPass
     /// The readings averaged over the same time: what the attitude's average must agree with.
@@ -157,6 +160,7 @@ struct FusedGravity: GravityEstimator {
         acceleration = DecayingPeak(timeConstantMs: t.fusionTrustDecayMs)
         accelerationGate = t.accelerationGateG
         leastTrust = t.fusionSlowestMs > 0 ? min(1, t.fusionCorrectionMs / t.fusionSlowestMs) : 0
+        pullMax = t.fusionPullMaxG
         strideFilter = LowPass(timeConstantMs: t.attitudeStrideFilterMs)
         readingsStrideFilter = LowPass(timeConstantMs: t.attitudeStrideFilterMs)
         standardGravity = t.standardGravity
@@ -275,6 +279,14 @@ struct FusedGravity: GravityEstimator {
         if up == .zero { up = accelerometer.estimate.up }
         var e = accelerometer.estimate
         let reading = Vector3(sample).unit
+        // What the attitude is pulled toward: the reading itself, in units of 1 g, not its
+        // direction. Linear acceleration averages to nothing (the velocity comes back), so
+        // the readings' mean is gravity; the mean of their directions is not, where the
+        // push is not along gravity (a thigh pressing a phone in a pocket along its screen
+        // normal: readings at 56° and −28° of elevation around a true 25°, the directions'
+        // mean at 14°). No longer than `FusionPullMaxG`: a knock's length says nothing.
+        let reaching = Vector3(sample) * (1 / accelerometer.gravity)
+        let pull = reaching.lengthSquared > pullMax * pullMax ? reaching * (pullMax / reaching.length) : reaching
         acceleration.observe(e.lengthError / accelerationGate, at: t)
         if fusing && atRest {
             // Arriving at a rest: did the gyroscope turn the up vector where the
@@ -300,7 +312,7 @@ struct FusedGravity: GravityEstimator {
             // one moment, or over a few seconds, is no place to restart it from (100° and
             // 40° from it in one recording), and through a run's silence the device's mean
             // attitude has not moved; a device turned and held meanwhile is followed.
-            if e.disturbance.level(at: t) <= 1 { up = (up + (reading - up) * gain).unit }
+            if e.disturbance.level(at: t) <= 1 { up = (up + (pull - up) * gain).unit }
             return true
         }
         // A rest is one the gyroscope sees too: readings that agree while the device
@@ -309,7 +321,7 @@ struct FusedGravity: GravityEstimator {
         // 40–70°/s), and only the readings since its last turn count.
         if e.restReadings > 0 && turnedMs > e.restSinceMs { e.restSinceMs = turnedMs }
         let k = gain * max(leastTrust, 1 / (1 + d * d))
-        up = (up + (reading - up) * k).unit
+        up = (up + (pull - up) * k).unit
         // Disagreement: the accelerometer calm, the fused up vector far from its reading.
         if e.lastDisturbance <= 1 && !up.within(cosine: cosDisagree, of: reading) {
             disagreeingMs += dt

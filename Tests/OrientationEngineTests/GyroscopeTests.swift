@@ -223,6 +223,47 @@ struct GyroscopeTests {
         #expect(e.tilt == .vertical)
     }
 
+    @Test("a push back and forth along the screen normal does not tip the attitude: the readings' mean is gravity, their directions' mean is not")
+    func pushAlongTheNormalLeavesTheAttitude() {
+        // Leaned back 25° (tilted-up, 5° past the threshold) and not turning, still for
+        // 2 s, then for 10 s pushed along the screen normal at 2 Hz by up to 0.9 g (a
+        // phone in a back pocket, pressed and released by the thigh at every step). The
+        // push averages to nothing, so the readings' mean is gravity; their directions
+        // swing from 56° to −28° of elevation and back, and the mean of the directions
+        // lies near 14°: an attitude corrected toward unit readings sinks to vertical.
+        var e = OrientationEngine()
+        let push = 0.9 * 9.81
+        feedTurningAboutX(&e, to: 12_000) { t in
+            let g = poseSample(t: t, phi: 0, theta: 25)
+            let z = t < 2000 ? 0 : push * sin(Double(t - 2000) * 2 * .pi / 500)
+            return Sample(timeMs: t, x: g.x, y: g.y, z: g.z + z)
+        }
+        #expect(e.fusingGyroscope)
+        #expect(e.tilt == .tiltedUp)
+    }
+
+    @Test("a knock read at 100 g pulls the attitude no further than FusionPullMaxG allows")
+    func knockPullsNoFurtherThanTheLimit() {
+        // Upright and still, not turning; two readings 100 g long along the screen normal
+        // (a knock, or a fault), then still again. Pulled in proportion to their whole
+        // length, the attitude would tip some 35° back and be read as tilted up.
+        func tilts(_ tunables: EngineTunables) -> Set<Tilt> {
+            var e = OrientationEngine(tunables: tunables)
+            var seen: Set<Tilt> = []
+            for t in stride(from: Int64(0), to: 5000, by: 10) {
+                let g = poseSample(t: t, phi: 0, theta: 0)
+                e.feedGyroscope(noisyGyroscope(t: t))
+                e.feed(t == 2000 || t == 2010 ? Sample(timeMs: t, x: g.x, y: g.y, z: 100 * 9.81) : g)
+                seen.insert(e.tilt)
+            }
+            return seen
+        }
+        #expect(tilts(.default) == [.vertical])
+        var unbounded = EngineTunables.default
+        unbounded.fusionPullMaxG = 1000
+        #expect(tilts(unbounded).contains(.tiltedUp), "premise: an unbounded pull tips the attitude")
+    }
+
     @Test("calm moments that disagree with the gyroscope, broken by movement, do not add up to giving it up")
     func brokenDisagreementIsNotCounted() {
         // Not turning (the gyroscope reads 0) and upright; then, for 4 s, every 0.8 s:
