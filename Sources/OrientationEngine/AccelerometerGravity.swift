@@ -35,6 +35,8 @@ struct AccelerometerGravity: GravityEstimator {
     private var started = false
     private var magnitude: GravityMagnitude
     private var filter: LowPass
+    /// The same without the weights (``GravityEstimate/meanUp``).
+    private var meanFilter: LowPass
     private var tiltFilter: LowPass
     private var strideFilter: LowPass
     /// The gain of the average of the readings' length error (`LengthFilterMs`).
@@ -61,6 +63,7 @@ struct AccelerometerGravity: GravityEstimator {
         gravityShareGain = ExponentialGain(timeConstantMs: t.gravityShareMs)
         magnitude = GravityMagnitude(standardGravity: t.standardGravity)
         filter = LowPass(timeConstantMs: t.gravityFilterMs)
+        meanFilter = LowPass(timeConstantMs: t.gravityFilterMs)
         tiltFilter = LowPass(timeConstantMs: t.tiltFilterMs)
         strideFilter = LowPass(timeConstantMs: t.strideFilterMs)
         lengthGain = ExponentialGain(timeConstantMs: t.lengthFilterMs)
@@ -89,10 +92,12 @@ struct AccelerometerGravity: GravityEstimator {
             started = true
             magnitude.start(a)
             filter.reset(to: a)
+            meanFilter.reset(to: a)
             tiltFilter.reset(to: a)
             strideFilter.reset(to: a)
             rest.observe(a, length: m, at: t, creditMs: 0)
             estimate.up = a.unit
+            estimate.meanUp = estimate.up
             estimate.tiltUp = estimate.up
             estimate.strideUp = estimate.up
             estimate.strideLength = 1
@@ -148,6 +153,7 @@ struct AccelerometerGravity: GravityEstimator {
         let weight = 1 / (1 + deviation * deviation)
         estimate.gravityShare += (weight - estimate.gravityShare) * gravityShareGain(dtMs: credit)
         filter.update(a, dtMs: dt, weight: weight)
+        meanFilter.update(a, dtMs: dt)
         // Every reading alike: the readings at 1 g are particular moments of a stride or a
         // swing (TiltFilterMs).
         tiltFilter.update(a, dtMs: dt)
@@ -171,12 +177,14 @@ struct AccelerometerGravity: GravityEstimator {
                 // The rest's mean is the best estimate there is; the filters go on from it.
                 restReached = true
                 filter.reset(to: rest.mean)
+                meanFilter.reset(to: rest.mean)
                 tiltFilter.reset(to: rest.mean)
             }
         } else {
             restReached = false
         }
         estimate.up = filter.value.unit
+        estimate.meanUp = meanFilter.value.unit
         estimate.tiltUp = tiltFilter.value.unit
         estimate.strideUp = strideFilter.value.unit
         // Before any rest the sensor's 1 g is a guess (the mean of readings pulled every

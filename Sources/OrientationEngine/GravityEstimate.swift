@@ -9,6 +9,12 @@ struct GravityEstimate: Sendable {
     /// Where gravity points (up, in the device frame), as a unit vector: orientation is
     /// read from it.
     var up = Vector3.zero
+    /// The readings' plain average over `GravityFilterMs` (unit): where the hand that
+    /// holds a device shakes it in place, the shake averages out (the velocity comes
+    /// back), so this is gravity, while `up`, weighted toward the readings near 1 g, leans
+    /// toward the moments of the shake that happen to be 1 g long and lags the hand's
+    /// stop. The pick-up allowance reads it (``PickUp``).
+    var meanUp = Vector3.zero
     /// The readings' plain average over a part of a stride (every reading alike, so that
     /// the periodic forces of walking and running average out): tilt is read from it.
     var tiltUp = Vector3.zero

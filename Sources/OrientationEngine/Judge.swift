@@ -121,8 +121,9 @@ struct Judge: Sendable {
     private(set) var orientation: Orientation = .undefined
     private(set) var tilt: Tilt = .undefined
     private(set) var candidate = Candidate<Orientation>()
-    /// The same above `CalmElevationDeg` too (the whole free zone): what a pick-up may
-    /// commit, its allowance shrinking as φ grows sensitive toward flat (``PickUp``).
+    /// The same above `CalmElevationDeg` too (the whole free zone), read from the readings'
+    /// plain mean (``GravityEstimate/meanUp``): what a pick-up may commit, its allowance
+    /// shrinking as φ grows sensitive toward flat (``PickUp``).
     private(set) var pickUpCandidate = Candidate<Orientation>()
     private(set) var tiltCandidate = Candidate<Tilt>()
     private(set) var strideCandidate = Candidate<Orientation>()
@@ -192,7 +193,7 @@ struct Judge: Sendable {
         // Near flat only a rest decides (CalmElevationDeg).
         let p = a.sinElevation < sinCalmElevation ? geometry.proposal(a, current: orientation) : nil
         candidate.propose(p == orientation ? nil : p, at: t, creditMs: creditMs * 0.5)
-        let q = pickUp.active(e) ? geometry.proposal(a, current: orientation) : nil
+        let q = pickUp.active(e) ? geometry.proposal(geometry.pose(e.meanUp), current: orientation) : nil
         pickUpCandidate.propose(q == orientation ? nil : q, at: t, creditMs: creditMs * 0.5)
         var stride: Orientation?
         var strideTilt: Tilt?
@@ -295,7 +296,7 @@ struct Judge: Sendable {
         // Just picked up, the hand's shaking need not end first (``PickUp``).
         if let c = pickUpCandidate.value, e.gravityShare >= calmGravityShare,
            let allowed = pickUp.allowance(for: c, e, geometry: geometry) {
-            let settle = atEdge(geometry.pose(e.up)) ? max(settleMs, edgeSettleMs) : settleMs
+            let settle = atEdge(geometry.pose(e.meanUp)) ? max(settleMs, edgeSettleMs) : settleMs
             let need = max(pickUpCandidate.sinceMs + settle, freeSinceMs + flatExitMs, flatward.calmFromMs,
                            attitudeFlatward.calmFromMs, calm(e, limit: allowed.limit), allowed.fromMs)
             if need <= allowed.endsMs {

@@ -10,7 +10,10 @@ import OrientationAPI
 /// carried out of it by an error smaller than its depth. So, for `PickUpMs` after a rest of
 /// `PickUpRestMs`, calm allows the disturbance that depth (in `CalmAngleDeg`s) times cos θ
 /// (a direction error δ moves φ by up to δ / cos θ), anywhere in the free zone (above
-/// `CalmElevationDeg` too, where the cos θ has shrunk the allowance), as long as
+/// `CalmElevationDeg` too, where the cos θ has shrunk the allowance). The depth is read
+/// from the readings' plain mean (``GravityEstimate/meanUp``): a shake in place averages
+/// out of it, while the estimate weighted toward 1 g leans toward the shake's moments
+/// that happen to be 1 g long. All this as long as
 /// - the readings' *length* is calm: linear acceleration is not excused, and a jolt beyond
 ///   `PickUpJoltG` (a stride's landing) ends the pick-up: a run begun from standing still
 ///   is no pick-up. Both read the length error averaged over `LengthFilterMs`
@@ -89,7 +92,7 @@ struct PickUp: Sendable {
         guard active(e), !e.isAttitude else { return nil }
         // A direction error δ moves φ by up to δ / cos θ: the depth, in φ, allows
         // depth · cos θ of it (θ the elevation; the pose's plane share is cos θ).
-        let pose = geometry.pose(e.up)
+        let pose = geometry.pose(e.meanUp)
         let limit = geometry.depthDeg(pose, in: o) * pose.plane / calmAngleDeg
         guard limit > 1 else { return nil }
         return (limit, max(turning.calmFromMs, sweep.calmFromMs, e.lengthCalmFromMs), stillUntilMs + windowMs)

@@ -137,6 +137,46 @@ struct PickUpTests {
         #expect(seen.contains { $0.range(of: #"allowed [0-9.]+ from [0-9]+ms"#, options: .regularExpression) != nil }, "\(seen)")
     }
 
+    @Test("a pose shaken along a slant is read from the readings' plain mean, which is gravity")
+    func theMeanOfAShakeIsGravity() throws {
+        // Turned into right-up just after a rest and shaken there for a second at 10 Hz,
+        // 0.6 g each way along a line in the screen's plane slanted 17° against gravity
+        // (toward normal's edge and up): the readings of one half of each shake are 1 g
+        // long and lean 35° toward normal, those of the other half 1.3 g long and lean
+        // the other way. Their mean is gravity, deep in right-up. An estimate weighted
+        // toward the readings near 1 g leans toward normal's edge, where the allowance is
+        // narrower than the shaking: it waited for the shaking to end (1 s).
+        func shaken(stillBefore: Bool) -> Int64? {
+            var e = OrientationEngine(tunables: .default, delivery: .stream)
+            let gravity = poseVector(phi: 90, theta: 10).unit
+            let slant = asin(0.3)
+            let line = Vector3(x: 0, y: -cos(slant), z: 0) - gravity * sin(slant)
+            for t in stride(from: Int64(0), to: 4000, by: 10) {
+                let hand = stillBefore ? 0 : ((t / 10) % 2 == 0 ? 20.0 : -20.0)
+                let sample: Sample
+                switch t {
+                case ..<1500:
+                    sample = poseSample(t: t, phi: 0, theta: 10 + hand)
+                case ..<1800:
+                    sample = poseSample(t: t, phi: 90 * Double(t - 1500) / 300, theta: 10)
+                case ..<2800:
+                    let a = (gravity + line * ((t / 50) % 2 == 0 ? 0.6 : -0.6)) * 9.81
+                    sample = Sample(timeMs: t, x: a.x, y: a.y, z: a.z)
+                default:
+                    sample = poseSample(t: t, phi: 90, theta: 10)
+                }
+                e.feed(sample)
+                if e.orientation == .rightUp { return t - 1800 }
+            }
+            return nil
+        }
+        let picked = try #require(shaken(stillBefore: true))
+        #expect(picked <= 250, "\(picked)")
+        // The premise: it is the pick-up that takes it, not calm.
+        let moved = try #require(shaken(stillBefore: false))
+        #expect(moved >= 1000, "shaken before the turn: \(moved)")
+    }
+
     @Test("the allowance ends PickUpMs after the rest")
     func pickUpEnds() throws {
         var short = EngineTunables.default
