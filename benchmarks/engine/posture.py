@@ -49,6 +49,7 @@ def main():
     if axis not in ("gravity", "device-x"):
         sys.exit("posture.py: --axis must be gravity or device-x")
     os.makedirs(out, exist_ok=True)
+    written = 0
     for fn in sorted(os.listdir(src)):
         if not fn.endswith(".truth.json"):
             continue
@@ -65,7 +66,7 @@ def main():
             # toward -y (lower elevation, toward normal).
             c, s = math.cos(delta), math.sin(delta)
             res = [(t, x, y * c - z * s, y * s + z * c) for t, x, y, z in rows]
-            write(out, name, truth, res, max_elevation)
+            written += write(out, name, truth, res, max_elevation)
             continue
         # centred moving average of (x, y) over +-100 ms
         j0 = j1 = 0
@@ -88,19 +89,24 @@ def main():
                  v[1] * c + cy * s + ky * dot * (1 - c),
                  v[2] * c + cz * s + kz * dot * (1 - c)]
             res.append((r[0], *w))
-        write(out, name, truth, res, max_elevation)
+        written += write(out, name, truth, res, max_elevation)
+    if not written:
+        sys.exit(f"posture.py: no trace of the scenarios {','.join(scenarios)} in {src} stays below "
+                 f"{max_elevation:g} degrees of elevation: nothing written (--scenarios, --help)")
+    print(f"posture.py: {written} traces written to {out}", file=sys.stderr)
 
 
 def write(out, name, truth, res, max_elevation):
     """Writes one transformed trace, unless it would come near flat: its orientation
-    truth would not hold."""
+    truth would not hold. Returns the number of traces written (0 or 1)."""
     els = sorted(abs(math.degrees(math.atan2(z, math.hypot(x, y)))) for _, x, y, z in res)
     if els[int(0.98 * (len(els) - 1))] > max_elevation:
-        return
+        return 0
     with open(os.path.join(out, name + ".csv"), "w") as fh:
         for t, x, y, z in res:
             fh.write("%d,%.2f,%.2f,%.2f\n" % (t, x, y, z))
     json.dump(truth, open(os.path.join(out, name + ".truth.json"), "w"))
+    return 1
 
 
 if __name__ == "__main__":
