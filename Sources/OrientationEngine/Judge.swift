@@ -43,8 +43,9 @@ import OrientationAPI
 ///   pendulum, and the arm's pull does not cancel (in a recording it averaged 2 g, 60°
 ///   from gravity). With a gyroscope integrated, its attitude averaged
 ///   (``GravityEstimate/strideAttitude``) proposes, and the readings averaged over the
-///   same time must agree, and be no longer than 1 g allows: the one is pulled, the other
-///   carries the gyroscope's errors.
+///   same time must lie on its side of the boundary (their nearest orientation is the
+///   proposal; the attitude has passed the hysteresis) and be no longer than 1 g allows:
+///   the one is pulled, the other carries the gyroscope's errors.
 ///
 /// A proposal less than `EdgeDeg` past the leave angle must stand `EdgeSettleMs` for rest
 /// and calm alike: a device only just past the boundary is most often at the end of a
@@ -199,7 +200,10 @@ struct Judge: Sendable {
         var strideTilt: Tilt?
         if strideMs > 0 && e.strideAttitude != .zero {
             // A gyroscope's attitude: tilt reads it; the orientation needs the readings'
-            // average to agree (``GravityEstimate/strideAttitude``).
+            // average to agree (``GravityEstimate/strideAttitude``): to lie on the
+            // attitude's side of the boundary, which catches a gyroscope's errors, not to
+            // pass the hysteresis too, which an arm's pull that tips it back toward the
+            // old orientation may keep it from for good.
             let a = geometry.pose(e.strideAttitude)
             strideTilt = geometry.tilt(a, current: tilt)
             // The readings' average no longer than 1 g allows: a pull that does not
@@ -208,7 +212,7 @@ struct Judge: Sendable {
             if a.sinElevation < sinCalmElevation && e.strideLength - 1 <= strideLengthTolerance {
                 let r = geometry.pose(e.strideUp)
                 let p = geometry.proposal(a, current: orientation)
-                stride = r.sinElevation < sinCalmElevation && geometry.proposal(r, current: orientation) == p ? p : nil
+                stride = r.sinElevation < sinCalmElevation && r.zone == .free && Geometry.nearest(r) == p ? p : nil
             }
         } else if strideMs > 0 && abs(e.strideLength - 1) <= strideLengthTolerance {
             let a = geometry.pose(e.strideUp)

@@ -347,6 +347,31 @@ struct GyroscopeTests {
         #expect(seen == [.leftUp], "reported \(seen)")
     }
 
+    @Test("the readings' average need only lie on the attitude's side of the boundary, not past the hysteresis")
+    func strideReadingsNeedOnlyShareTheSector() {
+        // Left-up, still, for 2 s; turned to normal (φ −10°) over 0.3 s and run with: the
+        // readings bounce between 0.6 and 1.4 g, and the arm pulls the phone toward its
+        // left edge with a steady 0.4 g that does not average out, so the readings'
+        // average sits at φ −30°, on normal's side of the boundary but not past the leave
+        // angle from left-up. The attitude, turned by the gyroscope, is past it. The
+        // readings' average is there to catch a gyroscope's errors (a third orientation, or
+        // the old one): it need not pass the hysteresis the attitude has passed.
+        var e = OrientationEngine()
+        let phi = { (t: Double) -> Double in t < 2000 ? -90 : t < 2300 ? -90 + 80 * (t - 2000) / 300 : -10 }
+        var reported: Int64?
+        for t in stride(from: Int64(0), to: 6000, by: 10) {
+            let time = Double(t)
+            e.feedGyroscope(noisyGyroscope(t: t, z: rateOf(phi, at: time)))
+            var sample = poseSample(t: t, phi: phi(time), theta: 0, g: 9.81 * (t < 2300 ? 1 : t / 10 % 2 == 0 ? 0.6 : 1.4))
+            if t >= 2300 { sample.x += 0.4 * 9.81 }
+            e.feed(sample)
+            if reported == nil && e.orientation == .normal { reported = t }
+        }
+        #expect(e.fusingGyroscope)
+        #expect(reported.map { $0 - 2300 <= Int64(EngineTunables.default.strideMs) + 1000 } == true,
+                "normal reported at \(String(describing: reported)) ms")
+    }
+
     @Test("a gyroscope's unlearned bias does not tip the attitude through a long run")
     func unlearnedBiasDoesNotDriftThroughARun() {
         // A run from the first reading (never a rest, so no bias is learned): upright, not
