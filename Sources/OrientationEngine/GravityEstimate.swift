@@ -33,8 +33,9 @@ struct GravityEstimate: Sendable {
     /// otherwise): the device's real attitude
     /// through a run or a swing, where the readings' average is tipped by the arm's pull.
     /// Tilt's stride rule reads it; the orientation's stride rule commits only where the
-    /// readings' average lies on its side of the boundary (each errs in its own way: the average is pulled, the
-    /// attitude carries the gyroscope's scale, timing and bias errors through a wave).
+    /// readings' average lies on its side of the boundary (each errs in its own way: the
+    /// average is pulled, the attitude carries the gyroscope's scale, timing and bias
+    /// errors through a wave).
     var strideAttitude = Vector3.zero
     /// Whether a rest has shown the sensor's 1 g.
     var gravityConfirmed = false
