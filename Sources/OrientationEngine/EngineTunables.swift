@@ -10,7 +10,8 @@ public struct EngineTunables: Sendable, Equatable {
     // MARK: The gravity estimate
 
     /// `GravityFilterMs`: time constant of the low-pass filter that estimates where
-    /// gravity points. Larger is smoother (tremor, noise) but slower to follow a turn.
+    /// gravity points, and of the same average unweighted that a pick-up reads. Larger is
+    /// smoother (tremor, noise) but slower to follow a turn.
     public var gravityFilterMs: Double = 80
 
     /// `AccelerationToleranceG`: a reading whose length differs from 1 g by this much (a
