@@ -209,7 +209,8 @@ public struct OrientationEngine: Sendable {
             s += " unchanged for \(fmt(restMs, 0))ms (\(e.restReadings) readings\(e.restIsGravity ? "" : ", not at 1 g"))"
         }
         if judge.pickUp.active(e) {
-            s += " picking-up"
+            // What the pick-up reads: the readings' plain mean (GravityEstimate.meanUp).
+            s += " picking-up (mean phi=\(fmt(judge.geometry.angles(e.meanUp).phi, 1))deg)"
             if let c = judge.candidate.value ?? judge.pickUpCandidate.value,
                let allowed = judge.pickUp.allowance(for: c, e, geometry: judge.geometry) {
                 s += " (\(c.rawValue) allowed \(fmt(allowed.limit, 2))"

@@ -135,6 +135,12 @@ struct PickUpTests {
         #expect(e.orientation == .rightUp)
         #expect(seen.contains { $0.contains("once it stops turning") }, "\(seen)")
         #expect(seen.contains { $0.range(of: #"allowed [0-9.]+ from [0-9]+ms"#, options: .regularExpression) != nil }, "\(seen)")
+        // And what it reads: the readings' plain mean, past right-up's leave angle (60°)
+        // while it proposes, and near 90° by the end.
+        #expect(seen.allSatisfy { $0.range(of: #"picking-up \(mean phi=[6-9][0-9]\.[0-9]deg\)"#, options: .regularExpression) != nil },
+                "\(seen)")
+        #expect(seen.last?.range(of: #"mean phi=(8[5-9]|9[0-5])\.[0-9]deg"#, options: .regularExpression) != nil,
+                "\(String(describing: seen.last))")
     }
 
     @Test("a pose shaken along a slant is read from the readings' plain mean, which is gravity")
