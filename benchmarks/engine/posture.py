@@ -49,7 +49,7 @@ def main():
     if axis not in ("gravity", "device-x"):
         sys.exit("posture.py: --axis must be gravity or device-x")
     os.makedirs(out, exist_ok=True)
-    written = 0
+    matched = written = 0
     for fn in sorted(os.listdir(src)):
         if not fn.endswith(".truth.json"):
             continue
@@ -57,6 +57,7 @@ def main():
         truth = json.load(open(os.path.join(src, fn)))
         if truth.get("scenario") not in scenarios:
             continue
+        matched += 1
         rows = [list(map(float, l.split(","))) for l in open(os.path.join(src, name + ".csv"))
                 if l.strip() and not l.startswith("#")]
         n = len(rows)
@@ -90,9 +91,12 @@ def main():
                  v[2] * c + cz * s + kz * dot * (1 - c)]
             res.append((r[0], *w))
         written += write(out, name, truth, res, max_elevation)
+    if not matched:
+        sys.exit(f"posture.py: no trace in {src} is of the scenarios {','.join(scenarios)}: "
+                 "nothing written (--scenarios, --help)")
     if not written:
-        sys.exit(f"posture.py: no trace of the scenarios {','.join(scenarios)} in {src} stays below "
-                 f"{max_elevation:g} degrees of elevation: nothing written (--scenarios, --help)")
+        sys.exit(f"posture.py: none of the {matched} traces of the scenarios {','.join(scenarios)} stays "
+                 f"below {max_elevation:g} degrees of elevation once changed: nothing written (--max-elevation)")
     print(f"posture.py: {written} traces written to {out}", file=sys.stderr)
 
 
