@@ -377,6 +377,7 @@ struct FusedGravity: GravityEstimator {
         // alone: a phone set into a pose by hand is still wobbling when it is there).
         // Read more rarely, a turn can fall between its readings, and the accelerometer's
         // whole angle still counts.
+        e.attitudeIsIntegrated = integrates
         if integrates {
             e.disturbance = inPlane
             e.lastDisturbance = max(lastRotation, disturbedInPlane)

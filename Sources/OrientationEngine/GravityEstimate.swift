@@ -22,6 +22,10 @@ struct GravityEstimate: Sendable {
     /// than an average of readings that a hand's pull tips: tilt then follows it without
     /// waiting for calm (a swinging arm is never calm, yet its tilt is known).
     var isAttitude = false
+    /// Whether `tiltUp` is an attitude integrated from a gyroscope read often enough to
+    /// follow every turn (`GyroIntegrateMaxMs`): it then says where the device is at each
+    /// reading, and calm commits only what it proposes too.
+    var attitudeIsIntegrated = false
     /// A slow average of the readings (unit), over which a run's or a swing's forces
     /// average out while gravity does not, and its length in g (of the sensor's 1 g once
     /// a rest has shown it, of `StandardGravity` before): over `StrideFilterMs`, or with

@@ -24,7 +24,9 @@ import OrientationAPI
 ///   to calm (it decays over `DisturbanceDecayMs` from its last peak, so the wait after a
 ///   movement grows with its size), with at least `CalmGravityShare` of the recent
 ///   readings at 1 g, and the screen not turning toward flat (`FlatwardRateDegS`,
-///   ``FlatwardSweep``: a device tumbled through an orientation is not held there).
+///   ``FlatwardSweep``: a device tumbled through an orientation is not held there), and,
+///   with a gyroscope integrated, the attitude proposing it too (a push tips the readings,
+///   not the device).
 ///   Under sustained linear acceleration (a run, a swing) the disturbance seldom falls,
 ///   and when it does for a moment between strides, the few readings near 1 g are the
 ///   arm's pull as much as gravity: holding on is right far more often than following it.
@@ -237,6 +239,16 @@ struct Judge: Sendable {
         return nil
     }
 
+    /// Whether the device's attitude proposes `o` too, where a gyroscope read often enough
+    /// to integrate says where the device is (always, without one). Calm reads the
+    /// readings' estimate, which a hand's push across the screen tips without turning the
+    /// device: at the ear, a walk's sway held the readings 1–3° past the leave angle for a
+    /// quarter of a second while the attitude stayed short of it, and the turn the phone
+    /// never made was committed.
+    func attitudeProposes(_ o: Orientation, _ e: GravityEstimate) -> Bool {
+        !e.attitudeIsIntegrated || geometry.proposal(geometry.pose(e.tiltUp), current: orientation) == o
+    }
+
     /// Whether a pose argues for leaving the current orientation only just (`EdgeDeg`).
     private func atEdge(_ a: Geometry.Pose) -> Bool {
         edgeSettleMs > 0 && geometry.atEdge(a, leaving: orientation)
@@ -291,10 +303,12 @@ struct Judge: Sendable {
             // (readings a hand pushes sideways sit some degrees off it, and the estimate
             // lags a turn's end), else the estimate calm reads.
             let settle = atEdge(geometry.pose(e.isAttitude ? e.tiltUp : e.up)) ? max(settleMs, edgeSettleMs) : settleMs
-            // Calm decides only from an estimate that rests on gravity (CalmGravityShare).
+            // Calm decides only from an estimate that rests on gravity (CalmGravityShare),
+            // and, with a gyroscope integrated, only what the attitude proposes too.
             let supported = e.gravityShare >= calmGravityShare
             let held = max(freeSinceMs + flatExitMs, flatward.calmFromMs, attitudeFlatward.calmFromMs)
-            let need = supported ? max(candidate.sinceMs + settle, held, calm(e, limit: 1)) : .infinity
+            let need = supported && attitudeProposes(c, e)
+                ? max(candidate.sinceMs + settle, held, calm(e, limit: 1)) : .infinity
             orientation(due(need, readings: candidate.readings, e), c, .calm, needMs: need, readings: candidate.readings)
         }
         // Just picked up, the hand's shaking need not end first (``PickUp``).

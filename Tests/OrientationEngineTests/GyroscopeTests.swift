@@ -522,6 +522,37 @@ struct GyroscopeTests {
         #expect(fused + 50 <= alone, "gyroscope after \(fused - 2300) ms, alone after \(alone - 2300) ms")
     }
 
+    /// The orientations reported over 5 s: right-up (φ 80°), turned by 1.5 s to φ 33°
+    /// (3° short of where right-up is left toward normal, 30°) and held there; from 3 s a
+    /// hand pushes it across the screen toward normal, 0 and 0.2 g by turns (the readings
+    /// 0° and 11° past the device, 27.4° on average: past the leave angle, calm, never a
+    /// rest); with the gyroscope, which reads no turn, unless `gyro` is false. The
+    /// attitude's pull toward the readings is slowed (`FusionCorrectionMs`) so that it
+    /// stays where the gyroscope put it for the push's two seconds.
+    func pushedPastTheLeaveAngle(gyro: Bool) -> [Orientation] {
+        var t = EngineTunables.default
+        t.fusionCorrectionMs = 10_000
+        t.fusionSlowestMs = 10_000
+        var e = OrientationEngine(tunables: t)
+        var seen: [Orientation] = []
+        let phi = { (t: Double) -> Double in t < 1000 ? 80 : t < 1500 ? 80 - 47 * (t - 1000) / 500 : 33 }
+        for t in stride(from: Int64(0), to: 5000, by: 10) {
+            feedPushed(&e, at: t, phi: phi, push: t >= 3000 && t / 10 % 2 == 0 ? -0.2 * 9.81 : 0, gyro: gyro)
+            if seen.last != e.orientation { seen.append(e.orientation) }
+        }
+        return seen
+    }
+
+    @Test("with a gyroscope, calm commits only an orientation the attitude proposes too: a hand's push tips the readings alone")
+    func calmNeedsTheAttitudesAgreement() {
+        // Alone, the readings are all there is: a push that lasts is a turn.
+        #expect(pushedPastTheLeaveAngle(gyro: false) == [.rightUp, .normal])
+        // The gyroscope reads no turn: the device is where it was, short of the leave
+        // angle, and the readings' average is tipped by force (at the ear, a walk's sway
+        // held a phone 1-3° past it for a quarter of a second, and normal was committed).
+        #expect(pushedPastTheLeaveAngle(gyro: true) == [.rightUp])
+    }
+
     /// When left-up was reported, in ms after a hand's shaking stopped: normal, then turned
     /// to left-up between 1 and 1.3 s at 100 Hz (with the gyroscope unless `gyro` is
     /// false), then shaken across the screen without a turn (±`amplitude` g, the sign
