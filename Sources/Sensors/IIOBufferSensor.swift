@@ -28,11 +28,8 @@ public final class IIOBufferSensor: SensorBackend {
     /// mount matrix.
     private let scanGyroscope: (calibration: IIOCalibration, matrix: MountMatrix)?
     /// Else a HID sensor hub sibling's gyroscope, read at each batch of frames.
-    private let gyroscope: IIOGyroscope?
+    private var gyroscope: PolledGyroscope?
     private var gyroscopeHandler: ((GyroscopeSample) -> Void)?
-    private var gyroscopeProblems = ProblemLog()
-    /// Set when the gyroscope's device went away: it is not read again.
-    private var gyroscopeGone = false
     private var warnedTimestamps = false
 
     static let axisChannels = ["in_accel_x", "in_accel_y", "in_accel_z"]
@@ -173,7 +170,8 @@ public final class IIOBufferSensor: SensorBackend {
         } else {
             scanGyroscope = nil
             gyroscope = environment.settings.gyroscope
-                ? IIOGyroscope.find(accelerometer: path, name: label, accelerometerMatrix: matrix, ownDevice: false, logger: logger) : nil
+                ? IIOGyroscope.find(accelerometer: path, name: label, accelerometerMatrix: matrix, ownDevice: false, logger: logger)
+                    .map(PolledGyroscope.init) : nil
         }
         logger.debug("\(name): iio-buffer, \(layout.frameBytes)-byte frames, scale \(calibration.scale), offset \(calibration.offset), mount matrix \(matrix) (\(source))")
     }
@@ -223,7 +221,7 @@ public final class IIOBufferSensor: SensorBackend {
         disable()
     }
 
-    public var gyroscopeName: String? { scanGyroscope != nil ? name : gyroscopeGone ? nil : gyroscope?.name }
+    public var gyroscopeName: String? { scanGyroscope != nil ? name : gyroscope?.name }
 
     public func startGyroscope(handler: @escaping (GyroscopeSample) -> Void) {
         guard gyroscope != nil || scanGyroscope != nil else { return }
@@ -256,16 +254,9 @@ public final class IIOBufferSensor: SensorBackend {
         }
         // The gyroscope, once a batch, just before its last frame.
         for (index, (bytes, stamp)) in zip(frames, stamps).enumerated() {
-            if index == frames.count - 1, let gyroscopeHandler, let gyroscope, !gyroscopeGone {
-                if let rate = gyroscope.read(at: stamp) {
-                    gyroscopeProblems.clear()
-                    gyroscopeHandler(rate)
-                } else if !gyroscope.isPresent {
-                    gyroscopeGone = true
-                    environment.logger.warning("\(name): the gyroscope \(gyroscope.name) went away: the accelerometer decides alone")
-                } else {
-                    gyroscopeProblems.report("\(name): gyroscope reading missing or malformed: skipped", logger: environment.logger)
-                }
+            if index == frames.count - 1, let gyroscopeHandler,
+               let rate = gyroscope?.read(at: stamp, sensor: name, logger: environment.logger) {
+                gyroscopeHandler(rate)
             }
             frame(bytes, at: stamp)
         }

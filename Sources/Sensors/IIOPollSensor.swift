@@ -15,11 +15,8 @@ public final class IIOPollSensor: SensorBackend {
     private var timer: Posix.Timer?
     private var handler: ((Sample) -> Void)?
     /// The gyroscope on the same device, read at each tick (nil: none, or switched off).
-    private let gyroscope: IIOGyroscope?
+    private var gyroscope: PolledGyroscope?
     private var gyroscopeHandler: ((GyroscopeSample) -> Void)?
-    private var gyroscopeProblems = ProblemLog()
-    /// Set when the gyroscope's device went away: it is not read again.
-    private var gyroscopeGone = false
     private var problems = ProblemLog()
     private var failure = FailureReport()
     /// `in_accel_{x,y,z}_raw`, open while started (see `read(at:)`).
@@ -62,7 +59,8 @@ public final class IIOPollSensor: SensorBackend {
             attribute: attribute, device: device.displayName, warn: { logger.warning($0) })
         self.matrix = matrix
         gyroscope = environment.settings.gyroscope
-            ? IIOGyroscope.find(accelerometer: path, name: device.displayName, accelerometerMatrix: matrix, logger: logger) : nil
+            ? IIOGyroscope.find(accelerometer: path, name: device.displayName, accelerometerMatrix: matrix, logger: logger)
+                .map(PolledGyroscope.init) : nil
         if SysfsFile.exists(path + "/sampling_frequency") {
             let value = SamplingFrequency.choose(available: attribute("sampling_frequency_available")
                 ?? attribute("in_accel_sampling_frequency_available"))
@@ -102,7 +100,7 @@ public final class IIOPollSensor: SensorBackend {
         }
     }
 
-    public var gyroscopeName: String? { gyroscopeGone ? nil : gyroscope?.name }
+    public var gyroscopeName: String? { gyroscope?.name }
 
     public func startGyroscope(handler: @escaping (GyroscopeSample) -> Void) {
         guard gyroscope != nil else { return }
@@ -175,16 +173,8 @@ public final class IIOPollSensor: SensorBackend {
             environment.logger.debug("\(name): the reading's length jumped; read again: \(sample) -> \(again)")
             sample = again
         }
-        if let gyroscopeHandler, let gyroscope, !gyroscopeGone {
-            if let rate = gyroscope.read(at: sample.timeMs) {
-                gyroscopeProblems.clear()
-                gyroscopeHandler(rate)
-            } else if !gyroscope.isPresent {
-                gyroscopeGone = true
-                environment.logger.warning("\(name): the gyroscope \(gyroscope.name) went away: the accelerometer decides alone")
-            } else {
-                gyroscopeProblems.report("\(name): gyroscope reading missing or malformed: skipped", logger: environment.logger)
-            }
+        if let gyroscopeHandler, let rate = gyroscope?.read(at: sample.timeMs, sensor: name, logger: environment.logger) {
+            gyroscopeHandler(rate)
         }
         handler(sample)
     }

@@ -83,6 +83,22 @@ import TestSupport
         #expect(SensorPollTests.waitForOrientation(peer, "right-up"), "stderr:\n\(fixture.stderr)")
     }
 
+    @Test func aGyroscopeThatGivesNoNumbersIsGivenUpAndAnnounced() throws {
+        // Found (its files are there, its scale is good), but an axis never holds a number.
+        let (fixture, peer) = try start(Self.imu(gyroscope: ["in_anglvel_x_raw": "3", "in_anglvel_y_raw": "garbage",
+                                                             "in_anglvel_z_raw": "1", "in_anglvel_scale": "0.001"]))
+        #expect(try peer.managerProperty("GyroscopeName") == .string("accel_3d (iio:device0)"), "stderr:\n\(fixture.stderr)")
+        _ = try SensorPollTests.startClient(peer)
+        // A reading skipped now and then is said once; a second of them gives it up.
+        #expect(peer.waitUntil(seconds: 10) { peer.signalSummaries(path: Peer.manager).contains { $0.contains("GyroscopeName=") } },
+                "\(peer.signalSummaries(path: Peer.manager)) stderr:\n\(fixture.stderr)")
+        #expect(try peer.managerProperty("GyroscopeName") == .string(""))
+        #expect(fixture.stderr.components(separatedBy: "gyroscope reading missing or malformed").count == 2, "said once:\n\(fixture.stderr)")
+        #expect(fixture.logContains("gave no usable reading for"), "stderr:\n\(fixture.stderr)")
+        try SensorPollTests.setRaw(fixture, FakeDevice.syspath(0), FakeDevice.raw("right-up"))
+        #expect(SensorPollTests.waitForOrientation(peer, "right-up"), "stderr:\n\(fixture.stderr)")
+    }
+
     /// A HID sensor hub's accel_3d and, in another collection of the same hub, a
     /// gyro_3d (each its own IIO device), each with an optional label.
     static func hub(accelLabel: String? = nil, gyroLabel: String? = nil) -> (accel: String, gyro: String) {
