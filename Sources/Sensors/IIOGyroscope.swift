@@ -98,7 +98,14 @@ final class IIOGyroscope {
     static func open(syspath: String, name: String, sibling: Bool, accelerometerMatrix: MountMatrix, label: String,
                      logger: Logger) -> IIOGyroscope? {
         let paths = IIOCalibration.axes.map { syspath + "/in_anglvel_\($0)_raw" }
-        guard paths.allSatisfy({ SysfsFile.exists($0) }) else { return nil }
+        let missing = zip(IIOCalibration.axes, paths).filter { !SysfsFile.exists($0.1) }.map { "in_anglvel_\($0.0)_raw" }
+        guard missing.isEmpty else {
+            // Some axes but not all: a gyroscope, but not one that can be read.
+            if missing.count < paths.count {
+                logger.warning("\(label): gyroscope not used: \(missing.joined(separator: ", ")) missing")
+            }
+            return nil
+        }
         let attribute: (String) -> String? = { SysfsFile.read(syspath + "/" + $0) }
         let calibration: IIOCalibration
         switch IIOCalibration.read(attribute, channel: "anglvel") {

@@ -66,6 +66,24 @@ import TestSupport
         #expect(try peer.managerProperty("HasSensor") == .bool(true))
     }
 
+    @Test func aGyroscopeWithAnAxisMissingIsNotUsedAndSaysWhy() throws {
+        let (fixture, peer) = try start(Self.imu(gyroscope: ["in_anglvel_x_raw": "3", "in_anglvel_y_raw": "-2",
+                                                             "in_anglvel_scale": "0.001"]))
+        #expect(try peer.managerProperty("GyroscopeName") == .string(""))
+        #expect(fixture.logContains("gyroscope not used: in_anglvel_z_raw missing"), "stderr:\n\(fixture.stderr)")
+        #expect(try peer.managerProperty("HasSensor") == .bool(true))
+    }
+
+    @Test func aGyroscopeWithAScaleThatIsNoNumberIsNotUsedAndSaysWhy() throws {
+        let (fixture, peer) = try start(Self.imu(gyroscope: ["in_anglvel_x_raw": "3", "in_anglvel_y_raw": "-2", "in_anglvel_z_raw": "1",
+                                                             "in_anglvel_scale": "0.001 rad/s"]))
+        #expect(try peer.managerProperty("GyroscopeName") == .string(""))
+        #expect(fixture.logContains("gyroscope not used: in_anglvel_scale \"0.001 rad/s\" is not a number"), "stderr:\n\(fixture.stderr)")
+        _ = try SensorPollTests.startClient(peer)
+        try SensorPollTests.setRaw(fixture, FakeDevice.syspath(0), FakeDevice.raw("left-up"))
+        #expect(SensorPollTests.waitForOrientation(peer, "left-up"), "stderr:\n\(fixture.stderr)")
+    }
+
     @Test func aStuckGyroscopeIsGivenUpAndAnnounced() throws {
         // umockdev's attributes do not change by themselves: the same reading for seconds,
         // which no real gyroscope's noise gives.
