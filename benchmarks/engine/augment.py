@@ -26,6 +26,8 @@ Variants (all deterministic for a seed):
              end up to 15 degrees nearer a boundary than the truth saw them, so accuracy
              and latency are approximate; flicker on the recordings without turns
              (swinging, pocket, texting) is what the variant measures
+             (rotz and roll turn a gyroscope recorded beside the trace with it: its
+             rates are a vector in the same device frame)
   combo      jitter + gain + offset + quant + noise + gaps
   combo10    combo at 10 Hz
   dec10      decimated to 10 Hz: the first sample at or after each 100 ms tick, with its own
@@ -256,6 +258,10 @@ def gyro_variant(variant, rows, rnd):
     if variant == "gscale":
         k = [1 + rnd.uniform(-0.06, 0.06) for _ in range(3)]
         return [(t, x * k[0], y * k[1], z * k[2]) for t, x, y, z in rows]
+    if variant in ("rotz90", "rotz180"):
+        return rotz(rows, 1 if variant == "rotz90" else 2)
+    if variant.startswith("roll"):
+        return roll(rows, float(variant[4:]))
     if variant in ("glag", "glead"):
         d = 25 if variant == "glag" else -25
         return [(t + d, x, y, z) for t, x, y, z in rows if t + d >= 0]
@@ -446,8 +452,8 @@ def main():
             fmt = "%d,%.6g,%.6g,%.6g\n" if variant.startswith("scale") else "%d,%.2f,%.2f,%.2f\n"
             write(os.path.join(d, n + ".csv"), rows, fmt)
             gyro = os.path.join(opt["--traces"], "gyro", n + ".csv")
-            if (variant in ("dec10", "dec25", "run", "runall") or variant.startswith("vigour")
-                    or variant in GYRO_VARIANTS) and os.path.exists(gyro):
+            if (variant in ("dec10", "dec25", "run", "runall", "rotz90", "rotz180") or variant.startswith("vigour")
+                    or variant.startswith("roll") or variant in GYRO_VARIANTS) and os.path.exists(gyro):
                 os.makedirs(os.path.join(d, "gyro"), exist_ok=True)
                 g = gyro_variant(variant, read(gyro), rnd)
                 if variant in ("dec10", "dec25", "vigour1.5d10", "gbias10", "ggaps10"):
