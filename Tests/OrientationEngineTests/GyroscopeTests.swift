@@ -529,28 +529,33 @@ struct GyroscopeTests {
     /// rest); with the gyroscope, which reads no turn, unless `gyro` is false. The
     /// attitude's pull toward the readings is slowed (`FusionCorrectionMs`) so that it
     /// stays where the gyroscope put it for the push's two seconds.
-    func pushedPastTheLeaveAngle(gyro: Bool) -> [Orientation] {
+    func pushedPastTheLeaveAngle(gyro: Bool) -> (seen: [Orientation], explained: Bool) {
         var t = EngineTunables.default
         t.fusionCorrectionMs = 10_000
         t.fusionSlowestMs = 10_000
         var e = OrientationEngine(tunables: t)
         var seen: [Orientation] = []
+        var explained = false
         let phi = { (t: Double) -> Double in t < 1000 ? 80 : t < 1500 ? 80 - 47 * (t - 1000) / 500 : 33 }
         for t in stride(from: Int64(0), to: 5000, by: 10) {
             feedPushed(&e, at: t, phi: phi, push: t >= 3000 && t / 10 % 2 == 0 ? -0.2 * 9.81 : 0, gyro: gyro)
             if seen.last != e.orientation { seen.append(e.orientation) }
+            if e.explanation.contains("proposing normal") && e.explanation.contains("(not the attitude)") { explained = true }
         }
-        return seen
+        return (seen, explained)
     }
 
     @Test("with a gyroscope, calm commits only an orientation the attitude proposes too: a hand's push tips the readings alone")
     func calmNeedsTheAttitudesAgreement() {
         // Alone, the readings are all there is: a push that lasts is a turn.
-        #expect(pushedPastTheLeaveAngle(gyro: false) == [.rightUp, .normal])
+        #expect(pushedPastTheLeaveAngle(gyro: false).seen == [.rightUp, .normal])
         // The gyroscope reads no turn: the device is where it was, short of the leave
         // angle, and the readings' average is tipped by force (at the ear, a walk's sway
         // held a phone 1-3° past it for a quarter of a second, and normal was committed).
-        #expect(pushedPastTheLeaveAngle(gyro: true) == [.rightUp])
+        let fused = pushedPastTheLeaveAngle(gyro: true)
+        #expect(fused.seen == [.rightUp])
+        // `replay --explain` says what holds the proposal.
+        #expect(fused.explained)
     }
 
     /// When left-up was reported, in ms after a hand's shaking stopped: normal, then turned
