@@ -178,6 +178,7 @@ public final class EvdevSensor: SensorBackend {
     /// An input device has no gyroscope beside its accelerometer axes.
     public var gyroscopeName: String? { nil }
     public func startGyroscope(handler: @escaping (GyroscopeSample) -> Void) {}
+    public func stopGyroscope() {}
 
     public func stop() {
         handler = nil

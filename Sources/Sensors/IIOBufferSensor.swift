@@ -228,6 +228,13 @@ public final class IIOBufferSensor: SensorBackend {
         gyroscopeHandler = handler
     }
 
+    /// A gyroscope in the scan stays in it (its channels cost nothing more to read than
+    /// to skip); a sibling's attributes are no longer read.
+    public func stopGyroscope() {
+        gyroscopeHandler = nil
+        gyroscope?.close()
+    }
+
     public func currentSample() -> Sample? { latest }
 
     private func disable() {

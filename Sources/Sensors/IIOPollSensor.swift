@@ -107,6 +107,11 @@ public final class IIOPollSensor: SensorBackend {
         gyroscopeHandler = handler
     }
 
+    public func stopGyroscope() {
+        gyroscopeHandler = nil
+        gyroscope?.close()
+    }
+
     public func stop() {
         timer?.disarm()
         handler = nil

@@ -113,6 +113,9 @@ public final class ReplaySensor: SensorBackend {
         gyroHandler = handler
     }
 
+    /// The recorded readings are then skipped as the trace plays.
+    public func stopGyroscope() { gyroHandler = nil }
+
     /// Loads the gyroscope recorded beside the file, if there is one.
     private func loadGyroscope(_ path: String) {
         guard let text = try? FileSystem.readText(path, limit: 256 << 20) else { return }

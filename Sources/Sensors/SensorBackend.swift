@@ -33,6 +33,10 @@ public protocol SensorBackend: AnyObject {
     /// before the accelerometer reading taken with it) to `handler`; nothing when there
     /// is no gyroscope. Called after `start`; `stop` ends both.
     func startGyroscope(handler: @escaping (GyroscopeSample) -> Void)
+    /// Stops reading the gyroscope until the next `start` (the engine gave it up: stuck,
+    /// or disagreeing with the accelerometer), so that a gyroscope nothing fuses costs
+    /// nothing; the accelerometer goes on. Nothing when there is no gyroscope.
+    func stopGyroscope()
 }
 
 // Every requirement above is implemented by each backend itself, on purpose: a default

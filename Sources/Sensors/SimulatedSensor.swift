@@ -59,6 +59,7 @@ public final class SimulatedSensor: SensorBackend {
     public var delivery: SensorDelivery { .stream }
     public var gyroscopeName: String? { nil }
     public func startGyroscope(handler: @escaping (GyroscopeSample) -> Void) {}
+    public func stopGyroscope() {}
 
     public func stop() {
         timer?.disarm()

@@ -313,6 +313,8 @@ public final class ServiceCore {
         while let warning = engine.gyroscopeWarning { out.append(.warning("\(sensor?.name ?? "sensor"): \(warning)")) }
         let name = gyroscopeName
         guard name != manager.gyroscopeName else { return out }
+        // Given up by the engine: not read again until the next Start (a fresh engine).
+        if engine.gyroscopeRejected { sensor?.stopGyroscope() }
         return out + update { $0.gyroscopeName = name }
     }
 

@@ -26,6 +26,7 @@ final class FakeSensor: SensorBackend {
     }
 
     func startGyroscope(handler: @escaping (GyroscopeSample) -> Void) {}
+    func stopGyroscope() {}
 
     var running: Bool { handler != nil }
 
