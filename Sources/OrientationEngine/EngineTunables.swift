@@ -150,7 +150,8 @@ public struct EngineTunables: Sendable, Equatable {
     /// `GyroTimeoutMs`: a gyroscope silent this long is not fused until it sends again.
     public var gyroTimeoutMs: Double = 250
 
-    /// `GyroStuckMs`: a gyroscope that repeats one reading this long is stuck, and not used.
+    /// `GyroStuckMs`: a gyroscope that repeats one reading this long is stuck, and not used;
+    /// so is one that reads nothing but saturated or non-finite readings this long.
     public var gyroStuckMs: Double = 2000
 
     /// `GyroMaxRateDegS`: readings beyond this are saturated, and ignored.
@@ -391,7 +392,7 @@ public struct EngineTunables: Sendable, Equatable {
         Entry(key: "GyroTimeoutMs", path: \.gyroTimeoutMs, unit: "ms", min: 1, max: 60_000,
               summary: "a gyroscope silent this long is not fused until it sends again"),
         Entry(key: "GyroStuckMs", path: \.gyroStuckMs, unit: "ms", min: 1, max: 600_000,
-              summary: "a gyroscope repeating one reading this long is stuck and not used"),
+              summary: "a gyroscope repeating one reading, or reading only saturated or non-finite ones, this long is not used"),
         Entry(key: "GyroMaxRateDegS", path: \.gyroMaxRateDegS, unit: "degrees/s", min: 1, max: 100_000,
               summary: "gyroscope readings beyond this are saturated and ignored"),
         Entry(key: "GyroIntegrateMaxMs", path: \.gyroIntegrateMaxMs, unit: "ms", min: 0, max: 1000,

@@ -39,7 +39,8 @@
 /// (``AccelerometerGravity``, which this wraps and feeds with every reading) while there
 /// is no gyroscope, while it has fallen silent for `GyroTimeoutMs` (the attitude kept
 /// meanwhile, moved only by calm readings, and integrated afresh when it sends again),
-/// and for good once it is found wrong: stuck (the same reading for `GyroStuckMs`), or
+/// and for good once it is found wrong: stuck (the same reading for `GyroStuckMs`, or
+/// nothing but unusable ones), or
 /// disagreeing with the
 /// accelerometer (the vector arriving at three rests in a row that the gyroscope too sees
 /// still, or staying with calm readings for an unbroken `GyroDisagreeMs`, more than
@@ -51,6 +52,7 @@ struct FusedGravity: GravityEstimator {
     /// Why the gyroscope is not used.
     enum Trouble: String, Sendable {
         case stuck = "stuck (the same reading for seconds)"
+        case unusable = "gave no usable reading for seconds (saturated or not finite)"
         case disagrees = "disagrees with the accelerometer (a wrong scale or unit, or another device's gyroscope)"
     }
 
@@ -88,6 +90,9 @@ struct FusedGravity: GravityEstimator {
     /// The interval between the last two gyroscope readings.
     private var gyroIntervalMs = Double.infinity
     private var sameSinceMs = 0.0
+    /// The first of the unusable readings (not finite, saturated) in a row; nil after a
+    /// usable one.
+    private var unusableSinceMs: Double?
     private var disagreeingMs = 0.0
     private var disagreeingRests = 0
     private var atRest = false
@@ -188,18 +193,21 @@ struct FusedGravity: GravityEstimator {
         guard trouble == nil else { return }
         let w = Vector3(x: g.x, y: g.y, z: g.z)
         let t = Double(g.timeMs)
-        guard w.lengthSquared.isFinite else {
-            warn("gyroscope reading not finite: ignored")
-            return
-        }
-        guard w.length <= maxRate else {
-            warn("gyroscope reading beyond its range (saturated): ignored")
+        guard w.lengthSquared.isFinite, w.length <= maxRate else {
+            warn(w.lengthSquared.isFinite ? "gyroscope reading beyond its range (saturated): ignored"
+                                          : "gyroscope reading not finite: ignored")
+            // A moment's saturation (a knock) passes; a gyroscope that gives nothing else
+            // for as long as a stuck one is no more use than one, and is given up with it.
+            let since = min(unusableSinceMs ?? t, t)
+            unusableSinceMs = since
+            if t - since >= stuckMs { fail(.unusable) }
             return
         }
         guard t > lastGyroMs else {
             if lastGyroMs.isFinite { warn("gyroscope readings out of time order: ignored") }
             return
         }
+        unusableSinceMs = nil
         if let last = lastRate, (w - last).length > biasRate { gyroJumpedMs = t }
         // Stuck: a real gyroscope's noise never repeats a reading for seconds.
         if let last = lastRate, last == w {

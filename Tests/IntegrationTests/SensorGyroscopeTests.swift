@@ -101,6 +101,22 @@ import TestSupport
         #expect(SensorPollTests.waitForOrientation(peer, "right-up"), "stderr:\n\(fixture.stderr)")
     }
 
+    @Test func aSaturatedGyroscopeIsGivenUpAndAnnounced() throws {
+        // 100 rad/s (5,700°/s) on one axis, for good: beyond any real gyroscope's range,
+        // though a number the device can give.
+        let (fixture, peer) = try start(Self.imu(gyroscope: ["in_anglvel_x_raw": "100000", "in_anglvel_y_raw": "0",
+                                                             "in_anglvel_z_raw": "0", "in_anglvel_scale": "0.001"]))
+        #expect(try peer.managerProperty("GyroscopeName") == .string("accel_3d (iio:device0)"), "stderr:\n\(fixture.stderr)")
+        _ = try SensorPollTests.startClient(peer)
+        #expect(peer.waitUntil(seconds: 10) { peer.signalSummaries(path: Peer.manager).contains { $0.contains("GyroscopeName=") } },
+                "\(peer.signalSummaries(path: Peer.manager)) stderr:\n\(fixture.stderr)")
+        #expect(try peer.managerProperty("GyroscopeName") == .string(""))
+        #expect(fixture.stderr.components(separatedBy: "saturated").count == 3, "said when ignored, and when given up:\n\(fixture.stderr)")
+        #expect(fixture.logContains("gyroscope gave no usable reading for seconds"), "stderr:\n\(fixture.stderr)")
+        try SensorPollTests.setRaw(fixture, FakeDevice.syspath(0), FakeDevice.raw("right-up"))
+        #expect(SensorPollTests.waitForOrientation(peer, "right-up"), "stderr:\n\(fixture.stderr)")
+    }
+
     @Test func aGyroscopeTheEngineGaveUpIsNoLongerRead() throws {
         let (fixture, peer) = try start(Self.imu())
         let path = try SensorPollTests.startClient(peer)

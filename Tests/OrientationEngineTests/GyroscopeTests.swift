@@ -773,6 +773,25 @@ struct GyroscopeTests {
         #expect(e.fusingGyroscope && !e.gyroscopeRejected && e.orientation == .normal)
     }
 
+    @Test("a gyroscope that reads nothing but saturated or non-finite readings for GyroStuckMs is given up", arguments: [1e9, Double.nan])
+    func onlyUnusableReadingsGiveTheGyroscopeUp(bad: Double) {
+        var e = OrientationEngine()
+        var warnings: [String] = []
+        e.feed(poseSample(t: 0, phi: 0, theta: 0))
+        e.feedGyroscope(noisyGyroscope(t: 0))
+        // Short of GyroStuckMs, then a usable reading: kept. Then unusable all along: not.
+        for t in stride(from: Int64(10), through: 4000, by: 10) {
+            if t == 1990 { e.feedGyroscope(noisyGyroscope(t: t)) } else {
+                e.feedGyroscope(GyroscopeSample(timeMs: t, x: bad, y: 0, z: 0))
+            }
+            e.feed(poseSample(t: t, phi: 0, theta: 0))
+            if let w = e.gyroscopeWarning { warnings.append(w) }
+            if t == 3980 { #expect(!e.gyroscopeRejected, "rejected before GyroStuckMs of unusable readings") }
+        }
+        #expect(e.gyroscopeRejected && !e.fusingGyroscope)
+        #expect(warnings.count == 2 && warnings.last?.contains("no usable reading") == true, "\(warnings)")
+    }
+
     /// A turn to left-up at 2 s, held, while the readings bounce between 0.6 and 1.4 g
     /// (never calm, never at rest), at 100 Hz; the gyroscope read every `gyroEveryMs` ms,
     /// or not at all. When left-up was reported, ms after the turn ended.
