@@ -183,6 +183,11 @@ import TestSupport
         try SensorPollTests.setRaw(fixture, "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-5/1-5:1.0/0003:8087:0A04.0001/HID-SENSOR-200073.0/iio:device0",
                                    FakeDevice.raw("left-up"))
         #expect(SensorPollTests.waitForOrientation(peer, "left-up"), "stderr:\n\(fixture.stderr)")
+        // Back (a sensor hub reset): paired again, and the orientation is kept.
+        try fixture.testbed.add(Self.hub().gyro)
+        #expect(peer.waitUntil { (try? peer.managerProperty("GyroscopeName")) == .string("gyro_3d (iio:device1)") },
+                "stderr:\n\(fixture.stderr)")
+        #expect(try peer.managerProperty("Orientation") == .string("left-up"))
     }
 
     @Test func aHIDSensorHubsGyroscopeBesideItsAccelerometerIsPaired() throws {
