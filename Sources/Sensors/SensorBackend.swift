@@ -33,9 +33,10 @@ public protocol SensorBackend: AnyObject {
     /// before the accelerometer reading taken with it) to `handler`; nothing when there
     /// is no gyroscope. Called after `start`; `stop` ends both.
     func startGyroscope(handler: @escaping (GyroscopeSample) -> Void)
-    /// Stops reading the gyroscope until the next `start` (the engine gave it up: stuck,
-    /// or disagreeing with the accelerometer), so that a gyroscope nothing fuses costs
-    /// nothing; the accelerometer goes on. Nothing when there is no gyroscope.
+    /// Stops reading the gyroscope (the engine gave it up: stuck, disagreeing with the
+    /// accelerometer), so that a gyroscope nothing fuses costs nothing; the accelerometer
+    /// goes on. Until `startGyroscope` is called again, which the service does only for
+    /// a sensor it opened afresh. Nothing when there is no gyroscope.
     func stopGyroscope()
 }
 

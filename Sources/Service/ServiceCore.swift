@@ -29,6 +29,12 @@ public final class ServiceCore {
     private var sensorRunning = false
     /// Whether the current sensor's wrong scale was reported (once per sensor).
     private var scaleWarned = false
+    /// Whether the engine gave the current sensor's gyroscope up (stuck, disagreeing with
+    /// the accelerometer, only unusable readings). It is then neither read nor fused at
+    /// later claims: a broken gyroscope is said once, and is not trusted again for the
+    /// seconds it would take a fresh engine to find it out. A new sensor (hotplug, a
+    /// reload that reopens it) or new tunables try it afresh.
+    private var gyroscopeGivenUp = false
 
     /// What the manager's properties say; changed only through `update` (or between
     /// a copy and `announce(since:)`), so that what changed is found by comparing.
@@ -231,6 +237,7 @@ public final class ServiceCore {
         let hadSensor = hasSensor
         sensor = newSensor
         scaleWarned = false
+        gyroscopeGivenUp = false
         var out = update(refreshSensorProperties)
         if hadSensor != hasSensor, compatClaimers != nil { out.append(.compatChanged([.hasAccelerometer], destination: nil)) }
         if newSensor == nil {
@@ -253,6 +260,7 @@ public final class ServiceCore {
     public func setTunables(_ tunables: EngineTunables) -> [Emission] {
         guard tunables != engine.tunables else { return [] }
         engine = OrientationEngine(tunables: tunables)
+        gyroscopeGivenUp = false
         return rearmSensor()
     }
 
@@ -293,7 +301,7 @@ public final class ServiceCore {
                 // Even when there is nothing to say: the engine's deadline may have moved.
                 self.onSensorEmissions?(self.sample(sample))
             }
-            sensor.startGyroscope { [weak self] rate in self?.engine.feedGyroscope(rate) }
+            if !gyroscopeGivenUp { sensor.startGyroscope { [weak self] rate in self?.engine.feedGyroscope(rate) } }
             sensorRunning = true
         } catch {
             return [.warning("cannot start \(sensor.name): \(error)")]
@@ -305,22 +313,24 @@ public final class ServiceCore {
     }
 
     /// What the engine said of the gyroscope since: its one-line warnings, and a new
-    /// GyroscopeName when it gave the gyroscope up (or a fresh engine took it back).
+    /// GyroscopeName when it gave the gyroscope up (or a new sensor names another).
     /// (Called at every sample: it compares the one name rather than copying and
     /// comparing the whole manager state, a third of a poll tick's own work.)
     private func gyroscopeNews() -> [Emission] {
         var out: [Emission] = []
         while let warning = engine.gyroscopeWarning { out.append(.warning("\(sensor?.name ?? "sensor"): \(warning)")) }
+        if engine.gyroscopeRejected, !gyroscopeGivenUp {
+            gyroscopeGivenUp = true
+            sensor?.stopGyroscope()
+        }
         let name = gyroscopeName
         guard name != manager.gyroscopeName else { return out }
-        // Given up by the engine: not read again until the next Start (a fresh engine).
-        if engine.gyroscopeRejected { sensor?.stopGyroscope() }
         return out + update { $0.gyroscopeName = name }
     }
 
     /// The gyroscope fused with the accelerometer: the sensor's while it has one and the
     /// engine has not given it up.
-    private var gyroscopeName: String { engine.gyroscopeRejected ? "" : sensor?.gyroscopeName ?? "" }
+    private var gyroscopeName: String { gyroscopeGivenUp ? "" : sensor?.gyroscopeName ?? "" }
 
     /// The sensor's freshest sample, unless samples are held back.
     private func currentSample() -> Sample? { samplesHeld() ? nil : sensor?.currentSample() }

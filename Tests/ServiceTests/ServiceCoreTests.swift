@@ -25,8 +25,23 @@ final class FakeSensor: SensorBackend {
         self.current = current
     }
 
-    func startGyroscope(handler: @escaping (GyroscopeSample) -> Void) {}
-    func stopGyroscope() {}
+    /// How often the core started and stopped reading the gyroscope.
+    private(set) var gyroscopeStarts = 0
+    private(set) var gyroscopeStops = 0
+    private var gyroscopeHandler: ((GyroscopeSample) -> Void)?
+
+    func startGyroscope(handler: @escaping (GyroscopeSample) -> Void) {
+        guard gyroscopeName != nil else { return }
+        gyroscopeStarts += 1
+        gyroscopeHandler = handler
+    }
+
+    func stopGyroscope() {
+        gyroscopeStops += 1
+        gyroscopeHandler = nil
+    }
+
+    func sendGyroscope(_ rate: GyroscopeSample) { gyroscopeHandler?(rate) }
 
     var running: Bool { handler != nil }
 
@@ -39,6 +54,7 @@ final class FakeSensor: SensorBackend {
     func stop() {
         stops += 1
         handler = nil
+        gyroscopeHandler = nil
     }
 
     func currentSample() -> Sample? { current }
@@ -66,8 +82,9 @@ final class Harness {
     /// What the core said in answer to samples (not to calls).
     var sensorEmissions: [Emission] = []
 
-    init(compat: Bool = false, current: (x: Double, y: Double, z: Double)? = Pose.normal) {
+    init(compat: Bool = false, current: (x: Double, y: Double, z: Double)? = Pose.normal, gyroscope: String? = nil) {
         sensor = FakeSensor(current: current.map { Sample(timeMs: 1000, x: $0.x, y: $0.y, z: $0.z) })
+        sensor.gyroscopeName = gyroscope
         core = ServiceCore(sensor: sensor, tunables: EngineTunables(), sensorProxyCompat: compat)
         core.onSensorEmissions = { [unowned self] in self.sensorEmissions += $0 }
     }
@@ -115,6 +132,52 @@ extension Emission {
 }
 
 @Suite struct ServiceCoreClientTests {
+    /// Feeds `sensor`'s gyroscope one reading for 3 s (GyroStuckMs is 2 s) beside a still
+    /// accelerometer; what the core said meanwhile.
+    func stickGyroscope(_ h: Harness) -> [Emission] {
+        var said: [Emission] = []
+        for _ in 0..<150 {
+            h.timeMs += 20
+            h.sensor.sendGyroscope(GyroscopeSample(timeMs: h.timeMs, x: 0.01, y: 0, z: 0))
+            h.sensorEmissions = []
+            h.sensor.send(Sample(timeMs: h.timeMs, x: Pose.normal.x, y: Pose.normal.y, z: Pose.normal.z))
+            said += h.sensorEmissions
+        }
+        return said
+    }
+
+    @Test func aGyroscopeGivenUpIsNotTriedAgainUntilAnotherSensorComes() throws {
+        let h = Harness(gyroscope: "Fake gyroscope")
+        #expect(h.core.manager.gyroscopeName == "Fake gyroscope")
+        let client = try h.started()
+        #expect(h.sensor.gyroscopeStarts == 1)
+        let said = stickGyroscope(h)
+        #expect(h.core.manager.gyroscopeName == "" && h.sensor.gyroscopeStops == 1)
+        #expect(said.filter { if case .warning(let text) = $0 { text.contains("stuck") } else { false } }.count == 1, "\(said)")
+        // Claimed again: neither read nor named.
+        _ = h.core.stop(client.id)
+        _ = h.core.start(client.id)
+        #expect(h.sensor.gyroscopeStarts == 1 && h.core.manager.gyroscopeName == "")
+        // Another sensor (hotplug) is tried afresh.
+        let second = FakeSensor(name: "Second accelerometer", current: Sample(timeMs: h.timeMs, x: 0, y: -9.81, z: 0))
+        second.gyroscopeName = "Second gyroscope"
+        _ = h.core.replaceSensor(second)
+        #expect(second.gyroscopeStarts == 1 && h.core.manager.gyroscopeName == "Second gyroscope")
+    }
+
+    @Test func anotherSensorNamesItsGyroscopeBeforeAnyoneClaimsIt() throws {
+        let h = Harness(gyroscope: "Fake gyroscope")
+        let client = try h.started()
+        _ = stickGyroscope(h)
+        _ = h.core.stop(client.id)
+        // Nobody claims the new one: the engine that gave the first gyroscope up is not
+        // reset, and must not speak for the second.
+        let second = FakeSensor(name: "Second accelerometer")
+        second.gyroscopeName = "Second gyroscope"
+        _ = h.core.replaceSensor(second)
+        #expect(h.core.manager.gyroscopeName == "Second gyroscope")
+    }
+
     @Test func pathsCountUpAndAreNeverReused() throws {
         let h = Harness()
         let a = try h.create(), b = try h.create()
