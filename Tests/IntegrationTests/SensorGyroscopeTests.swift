@@ -84,44 +84,48 @@ import TestSupport
         #expect(SensorPollTests.waitForOrientation(peer, "left-up"), "stderr:\n\(fixture.stderr)")
     }
 
-    @Test func aStuckGyroscopeIsGivenUpAndAnnounced() throws {
-        // umockdev's attributes do not change by themselves: the same reading for seconds,
-        // which no real gyroscope's noise gives.
-        let (fixture, peer) = try start(Self.imu())
-        _ = try SensorPollTests.startClient(peer)
-        // Announced (waited for as the signal itself: a Get's reply can overtake the
-        // dispatch of a signal queued before it), and then read back.
+    /// A daemon on `device` (a combined IMU), its gyroscope named, a client started (its
+    /// path returned), and then the gyroscope given up: GyroscopeName announced as ""
+    /// (waited for as the signal itself: a Get's reply can overtake the dispatch of a
+    /// signal queued before it) and read back.
+    func startUntilTheGyroscopeIsGivenUp(_ device: String) throws -> (SensorDaemonFixture, Peer, String) {
+        let (fixture, peer) = try start(device)
+        #expect(try peer.managerProperty("GyroscopeName") == .string("accel_3d (iio:device0)"), "stderr:\n\(fixture.stderr)")
+        let path = try SensorPollTests.startClient(peer)
         #expect(peer.waitUntil(seconds: 10) { peer.signalSummaries(path: Peer.manager).contains { $0.contains("GyroscopeName=") } },
                 "\(peer.signalSummaries(path: Peer.manager)) stderr:\n\(fixture.stderr)")
         #expect(try peer.managerProperty("GyroscopeName") == .string(""))
-        #expect(fixture.logContains("gyroscope stuck"), "stderr:\n\(fixture.stderr)")
-        #expect(fixture.stderr.components(separatedBy: "gyroscope stuck").count == 2, "said once")
-        // The accelerometer goes on alone.
+        return (fixture, peer, path)
+    }
+
+    /// The accelerometer, alone, still follows a turn.
+    func expectTheAccelerometerGoesOnAlone(_ fixture: SensorDaemonFixture, _ peer: Peer) throws {
         try SensorPollTests.setRaw(fixture, FakeDevice.syspath(0), FakeDevice.raw("right-up"))
         #expect(SensorPollTests.waitForOrientation(peer, "right-up"), "stderr:\n\(fixture.stderr)")
+    }
+
+    @Test func aStuckGyroscopeIsGivenUpAndAnnounced() throws {
+        // umockdev's attributes do not change by themselves: the same reading for seconds,
+        // which no real gyroscope's noise gives.
+        let (fixture, peer, _) = try startUntilTheGyroscopeIsGivenUp(Self.imu())
+        #expect(fixture.logContains("gyroscope stuck"), "stderr:\n\(fixture.stderr)")
+        #expect(fixture.stderr.components(separatedBy: "gyroscope stuck").count == 2, "said once")
+        try expectTheAccelerometerGoesOnAlone(fixture, peer)
     }
 
     @Test func aSaturatedGyroscopeIsGivenUpAndAnnounced() throws {
         // 100 rad/s (5,700°/s) on one axis, for good: beyond any real gyroscope's range,
         // though a number the device can give.
-        let (fixture, peer) = try start(Self.imu(gyroscope: ["in_anglvel_x_raw": "100000", "in_anglvel_y_raw": "0",
-                                                             "in_anglvel_z_raw": "0", "in_anglvel_scale": "0.001"]))
-        #expect(try peer.managerProperty("GyroscopeName") == .string("accel_3d (iio:device0)"), "stderr:\n\(fixture.stderr)")
-        _ = try SensorPollTests.startClient(peer)
-        #expect(peer.waitUntil(seconds: 10) { peer.signalSummaries(path: Peer.manager).contains { $0.contains("GyroscopeName=") } },
-                "\(peer.signalSummaries(path: Peer.manager)) stderr:\n\(fixture.stderr)")
-        #expect(try peer.managerProperty("GyroscopeName") == .string(""))
+        let (fixture, peer, _) = try startUntilTheGyroscopeIsGivenUp(
+            Self.imu(gyroscope: ["in_anglvel_x_raw": "100000", "in_anglvel_y_raw": "0", "in_anglvel_z_raw": "0",
+                                 "in_anglvel_scale": "0.001"]))
         #expect(fixture.stderr.components(separatedBy: "saturated").count == 3, "said when ignored, and when given up:\n\(fixture.stderr)")
         #expect(fixture.logContains("gyroscope gave no usable reading for seconds"), "stderr:\n\(fixture.stderr)")
-        try SensorPollTests.setRaw(fixture, FakeDevice.syspath(0), FakeDevice.raw("right-up"))
-        #expect(SensorPollTests.waitForOrientation(peer, "right-up"), "stderr:\n\(fixture.stderr)")
+        try expectTheAccelerometerGoesOnAlone(fixture, peer)
     }
 
     @Test func aGyroscopeTheEngineGaveUpIsNoLongerRead() throws {
-        let (fixture, peer) = try start(Self.imu())
-        let path = try SensorPollTests.startClient(peer)
-        #expect(peer.waitUntil(seconds: 10) { peer.signalSummaries(path: Peer.manager).contains { $0.contains("GyroscopeName=") } },
-                "\(peer.signalSummaries(path: Peer.manager)) stderr:\n\(fixture.stderr)")
+        let (fixture, peer, path) = try startUntilTheGyroscopeIsGivenUp(Self.imu())
         #expect(fixture.logContains("gyroscope stuck"), "stderr:\n\(fixture.stderr)")
         // Read at the next tick, an axis that holds no number would be said in the log
         // (written before the turn below is announced: the gyroscope is read before the
@@ -149,18 +153,13 @@ import TestSupport
 
     @Test func aGyroscopeThatGivesNoNumbersIsGivenUpAndAnnounced() throws {
         // Found (its files are there, its scale is good), but an axis never holds a number.
-        let (fixture, peer) = try start(Self.imu(gyroscope: ["in_anglvel_x_raw": "3", "in_anglvel_y_raw": "garbage",
-                                                             "in_anglvel_z_raw": "1", "in_anglvel_scale": "0.001"]))
-        #expect(try peer.managerProperty("GyroscopeName") == .string("accel_3d (iio:device0)"), "stderr:\n\(fixture.stderr)")
-        _ = try SensorPollTests.startClient(peer)
         // A reading skipped now and then is said once; a second of them gives it up.
-        #expect(peer.waitUntil(seconds: 10) { peer.signalSummaries(path: Peer.manager).contains { $0.contains("GyroscopeName=") } },
-                "\(peer.signalSummaries(path: Peer.manager)) stderr:\n\(fixture.stderr)")
-        #expect(try peer.managerProperty("GyroscopeName") == .string(""))
+        let (fixture, peer, _) = try startUntilTheGyroscopeIsGivenUp(
+            Self.imu(gyroscope: ["in_anglvel_x_raw": "3", "in_anglvel_y_raw": "garbage", "in_anglvel_z_raw": "1",
+                                 "in_anglvel_scale": "0.001"]))
         #expect(fixture.stderr.components(separatedBy: "gyroscope reading missing or malformed").count == 2, "said once:\n\(fixture.stderr)")
         #expect(fixture.logContains("gave no usable reading for"), "stderr:\n\(fixture.stderr)")
-        try SensorPollTests.setRaw(fixture, FakeDevice.syspath(0), FakeDevice.raw("right-up"))
-        #expect(SensorPollTests.waitForOrientation(peer, "right-up"), "stderr:\n\(fixture.stderr)")
+        try expectTheAccelerometerGoesOnAlone(fixture, peer)
     }
 
     /// A HID sensor hub's accel_3d and, in another collection of the same hub, a
