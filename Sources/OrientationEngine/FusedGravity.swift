@@ -33,7 +33,7 @@
 /// only while its readings change smoothly (`GyroSmoothRatio`). The rest and
 /// calm rules still read the accelerometer's estimate: read by them too, the orientation
 /// followed the real turns of a swinging arm, which last less than the second that makes
-/// a change (flicker 12 to 124 on the dev set; BENCHMARKS.md).
+/// a change (flicker 12 to 124 on the dev set; docs/engine-history.md).
 ///
 /// The same vector checks the gyroscope. The accelerometer alone decides
 /// (``AccelerometerGravity``, which this wraps and feeds with every reading) while there
