@@ -40,12 +40,11 @@
 /// is no gyroscope, while it has fallen silent for `GyroTimeoutMs` (the attitude kept
 /// meanwhile, moved only by calm readings, and integrated afresh when it sends again),
 /// and for good once it is found wrong: stuck (the same reading for `GyroStuckMs`, or
-/// nothing but unusable ones), or
-/// disagreeing with the
-/// accelerometer (the vector arriving at three rests in a row that the gyroscope too sees
-/// still, or staying with calm readings for an unbroken `GyroDisagreeMs`, more than
-/// `GyroDisagreeDeg` from gravity: a unit error
-/// of 57×, degrees reported as radians, a wrong scale, or another device's gyroscope).
+/// nothing but unusable ones), or disagreeing with the accelerometer (the vector
+/// arriving at three rests in a row that the gyroscope too sees still, or staying with
+/// calm readings for an unbroken `GyroDisagreeMs`, more than `GyroDisagreeDeg` from
+/// gravity: a unit error of 57×, degrees reported as radians, a wrong scale, or another
+/// device's gyroscope).
 /// Readings that are not finite, beyond `GyroMaxRateDegS` (saturated) or out of time
 /// order are ignored; each kind of trouble is said once (``takeWarning()``).
 struct FusedGravity: GravityEstimator {
