@@ -218,8 +218,8 @@ public struct EngineTunables: Sendable, Equatable {
     /// the pose: an error of that size cannot carry an estimate that deep inside the
     /// sector out of it, and waiting for the shaking to end cost those poses 250–550 ms.
     /// Only the direction is excused: the readings' length (linear acceleration) still
-    /// needs calm, and the estimate must have stopped turning (`PickUpTurnDegS`, and its
-    /// elevation, either way, slower than `FlatwardRateDegS`): a device still turning is
+    /// needs calm, and the readings' plain mean must have stopped turning (`PickUpTurnDegS`;
+    /// the estimate's elevation, either way, slower than `FlatwardRateDegS`): a device still turning is
     /// on its way, not placed (a half turn passing an orientation, a phone rolled over
     /// its edge that pauses edge-on). A device moved about without a pause (a
     /// figure-eight, a swinging arm, a walk) is no pick-up; with a gyroscope integrated
@@ -243,11 +243,12 @@ public struct EngineTunables: Sendable, Equatable {
     /// hertz is hardly touched. 0 reads each reading alone.
     public var lengthFilterMs: Double = 25
 
-    /// `PickUpTurnDegS`: while the estimate turns faster than this (its lag behind its
-    /// average over `FlatwardFilterMs`, as the toward-flat rule measures the elevation's),
+    /// `PickUpTurnDegS`: while the readings' plain mean turns faster than this (its lag
+    /// behind its average over `FlatwardFilterMs`, as the toward-flat rule measures the
+    /// elevation's),
     /// and until that is forgotten as any disturbance, a pick-up is allowed no shaking:
     /// a half turn in the screen's plane at 180°/s passes the orientation in between.
-    /// 150°/s keeps a fifth of margin below that turn; lower, the gate reads the estimate
+    /// 150°/s keeps a fifth of margin below that turn; lower, the gate reads the mean
     /// still catching up with a hand that has stopped (it lags by its filter's time and
     /// then closes at the hand's last speed) as turning, and holds placed poses longer.
     public var pickUpTurnDegS: Double = 150

@@ -33,8 +33,8 @@ import OrientationAPI
 /// - **calm, just picked up** (``PickUp``): for `PickUpMs` after the device lay still, calm
 ///   allows the readings' direction as much disturbance as the estimate lies deep inside
 ///   the proposed orientation's sector (in `CalmAngleDeg`s, times cos θ; in the whole
-///   free zone, its own proposal, ``pickUpCandidate``), once the estimate has
-///   stopped turning and the readings' length is calm: a pose shaken into place by the
+///   free zone, its own proposal, ``pickUpCandidate``), once the readings' plain mean
+///   has stopped turning and the readings' length is calm: a pose shaken into place by the
 ///   hand that picked the device up is decided without waiting for the shaking to end.
 /// - **stride**: under sustained linear acceleration a slow average of the readings
 ///   (`StrideFilterMs`), over which a run's forces cancel, has proposed the same

@@ -1,5 +1,5 @@
-/// How fast the gravity estimate turns, whichever way: in the screen's plane, or toward
-/// and away from flat.
+/// How fast an estimate of gravity (the pick-up's: the readings' plain mean) turns,
+/// whichever way: in the screen's plane, or toward and away from flat.
 ///
 /// Measured as the estimate's lag behind its own average over `FlatwardFilterMs` (a steady
 /// turn at rate ω lags by about ω·τ), in multiples of `PickUpTurnDegS`, and kept as a
