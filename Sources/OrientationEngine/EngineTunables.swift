@@ -245,13 +245,13 @@ public struct EngineTunables: Sendable, Equatable {
 
     /// `PickUpTurnDegS`: while the readings' plain mean turns faster than this (its lag
     /// behind its average over `FlatwardFilterMs`, as the toward-flat rule measures the
-    /// elevation's),
-    /// and until that is forgotten as any disturbance, a pick-up is allowed no shaking:
-    /// a half turn in the screen's plane at 180°/s passes the orientation in between.
-    /// 150°/s keeps a fifth of margin below that turn; lower, the gate reads the mean
-    /// still catching up with a hand that has stopped (it lags by its filter's time and
-    /// then closes at the hand's last speed) as turning, and holds placed poses longer.
-    public var pickUpTurnDegS: Double = 150
+    /// elevation's), and until that is forgotten as any disturbance, a pick-up is allowed
+    /// no shaking: a half turn in the screen's plane at 180°/s passes the orientation in
+    /// between. 160°/s keeps a ninth of margin below that turn, in the middle of the
+    /// plateau of 150–250°/s; lower (140–145°/s), the gate reads the mean still catching
+    /// up with a hand that has stopped (it lags by its filter's time and then closes at
+    /// the hand's last speed) as turning, and holds placed poses longer.
+    public var pickUpTurnDegS: Double = 160
 
     /// `StrideMs`: how long the stride estimate must propose another orientation before it
     /// is committed: under sustained linear acceleration (a run), which never lets the

@@ -25,8 +25,8 @@ import OrientationAPI
 ///   on its way. The turning is read from the plain mean, like the proposal: a device
 ///   lowered or raised as it turns reads less or more than 1 g, which the weighted
 ///   estimate takes in at a fraction of its pace, so it is still catching up, and seems
-///   to turn, after the hand has stopped (calibration poses at 90–200 Hz: 171–183 →
-///   85–96 ms).
+///   to turn, after the hand has stopped (calibration poses at 90–200 Hz: 167–183 →
+///   75–87 ms).
 ///
 /// A device moved about without a pause (a figure-eight in the air, a swinging arm, a
 /// walk) is never picked up. With a gyroscope integrated there is no allowance: the

@@ -156,9 +156,12 @@ struct HeldReadingTests {
     @Test("a change that is due between two readings of a sensor that keeps sending waits for the next one")
     func dueBetweenReadingsWaitsForTheNext() throws {
         // With RestMs 170 the rest is 20 ms short at the second reading in right-up: not
-        // decided at 1220 on the held reading, but at the third reading, 1300.
+        // decided at 1220 on the held reading, but at the third reading, 1300. (The device
+        // lay still before: a pick-up would take the step at its second reading, 1200, on
+        // calm; this is about the rest's deadline.)
         var tunables = EngineTunables.default
         tunables.restMs = 170
+        tunables.pickUpMs = 0
         let turn = (11...13).map { poseSample(t: Int64($0) * 100, phi: 90, theta: 0) }
         let changes = run(Self.upright + turn, tunables: tunables)
         let turned = try #require(orientationChanges(changes).last)
