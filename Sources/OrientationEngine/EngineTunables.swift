@@ -428,7 +428,7 @@ public struct EngineTunables: Sendable, Equatable {
         Entry(key: "LengthFilterMs", path: \.lengthFilterMs, unit: "ms", min: 0, max: 10_000,
               summary: "time constant of the average of the readings' length error the pick-up reads: a knock of one or two readings is averaged away"),
         Entry(key: "PickUpTurnDegS", path: \.pickUpTurnDegS, unit: "degrees/s", min: 0, max: 100_000,
-              summary: "while the gravity estimate turns faster than this, a pick-up is allowed no shaking (0: no such limit)"),
+              summary: "while the readings' plain mean turns faster than this, a pick-up is allowed no shaking (0: no such limit)"),
         Entry(key: "StrideMs", path: \.strideMs, unit: "ms", min: 0, max: 60_000,
               summary: "how long the stride estimate must propose another orientation before it is committed (0: off)"),
         Entry(key: "MaxElevationDeg", path: \.maxElevationDeg, unit: "degrees", min: 1, max: 90,

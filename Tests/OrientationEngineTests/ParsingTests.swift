@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import OrientationEngine
 import TestSupport
@@ -62,6 +63,29 @@ struct TunablesTests {
             var t = EngineTunables.default
             try t.set(key: key, value: String(v))
             #expect(t == .default, "\(key)")
+        }
+    }
+
+    @Test("the example configuration lists every tunable, commented out, at its default")
+    func exampleConfigurationShowsTheDefaults() throws {
+        let path = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("conf/orientationd.conf").path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        guard let start = text.range(of: "\n[Engine]\n") else {
+            Issue.record("no [Engine] section in \(path)")
+            return
+        }
+        let section = text[start.upperBound...].split(separator: "\n").prefix { !$0.hasPrefix("[") }
+        var shown: [String: String] = [:]
+        for line in section where line.hasPrefix("#") {
+            let pair = line.dropFirst().split(separator: "=", maxSplits: 1)
+            if pair.count == 2, EngineTunables.keys.contains(String(pair[0])) { shown[String(pair[0])] = String(pair[1]) }
+        }
+        for key in EngineTunables.keys {
+            let value = try #require(EngineTunables.default.value(forKey: key))
+            let listed = try #require(shown[key], "\(key) is not in the example configuration")
+            #expect(Double(listed) == value, "\(key): the example says \(listed), the default is \(value)")
         }
     }
 
