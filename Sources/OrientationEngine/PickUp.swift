@@ -89,12 +89,14 @@ struct PickUp: Sendable {
     func active(_ e: GravityEstimate) -> Bool { windowMs > 0 && e.lastReadingMs <= stillUntilMs + windowMs }
 
     /// What calm allows a proposal `o` while the device is being picked up: a disturbance
-    /// of `limit` times calm, from `fromMs` (the estimate no longer turning, the readings'
-    /// length calm), until `endsMs`. Nil when there is no pick-up, a gyroscope's attitude
-    /// is read, or the estimate is too near the sector's edge to allow more than calm.
+    /// of `limit` times calm, from `fromMs` (the plain mean no longer turning, the readings'
+    /// length calm), until `endsMs`. Nil when there is no pick-up, a gyroscope is
+    /// integrated (calm then reads the turning from it), or the estimate is too near the
+    /// sector's edge to allow more than calm. A gyroscope read too rarely to integrate (a
+    /// 10 Hz poll) leaves calm to the accelerometer's whole angle, and the allowance with it.
     func allowance(for o: Orientation, _ e: GravityEstimate, geometry: Geometry)
         -> (limit: Double, fromMs: Double, endsMs: Double)? {
-        guard active(e), !e.isAttitude else { return nil }
+        guard active(e), !e.attitudeIsIntegrated else { return nil }
         // A direction error δ moves φ by up to δ / cos θ: the depth, in φ, allows
         // depth · cos θ of it (θ the elevation; the pose's plane share is cos θ).
         let pose = geometry.pose(e.meanUp)

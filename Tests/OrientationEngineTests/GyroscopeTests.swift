@@ -611,9 +611,13 @@ struct GyroscopeTests {
     /// When right-up was reported, in ms: normal and still for 2 s at 10 Hz, then readings
     /// that show right-up leaned back 58° (beyond CalmElevationDeg: only a rest decides
     /// there) and do not change, while the gyroscope reads the device turning at
-    /// `turningDegS` about its x axis until 3 s, then still.
+    /// `turningDegS` about its x axis until 3 s, then still. (No pick-up: read at 10 Hz the
+    /// gyroscope is not integrated, and the pick-up's allowance would take the pose on
+    /// calm, which a turn at 60°/s is; this is about the rest.)
     func rightUpAtRestWhileTurning(_ turningDegS: Double) -> Int64? {
-        var e = OrientationEngine()
+        var tunables = EngineTunables.default
+        tunables.pickUpMs = 0
+        var e = OrientationEngine(tunables: tunables)
         feedTurningAboutX(&e, to: 2000, stepMs: 100) { poseSample(t: $0, phi: 0, theta: 0) }
         var t: Int64 = 2000
         while t < 4000 {

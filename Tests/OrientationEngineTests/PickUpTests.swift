@@ -249,6 +249,37 @@ struct PickUpTests {
                 "the premise: calm at that rate commits the turn on its way")
     }
 
+    @Test("a gyroscope read too rarely to integrate (10 Hz) leaves the allowance to the accelerometer")
+    func sparseGyroscopeKeepsTheAllowance() throws {
+        // 10 Hz: still in normal for 1.5 s, a quarter turn to right-up in 300 ms, then
+        // pushed about by the hand for 1 s (±20° of elevation, 0.9/1.1 g by turns) while
+        // the gyroscope reads no more turning. Read every 100 ms it is trusted for tilt
+        // while its readings change smoothly, but calm does not read it (GyroIntegrateMaxMs):
+        // it cannot tell the shaking from a turn, so it takes nothing of the allowance's
+        // place. When right-up is reported, ms after the turn; nil if never.
+        func placed(gyroscope: Bool) -> Int64? {
+            var e = OrientationEngine(delivery: .stream)
+            for t in stride(from: Int64(0), to: 4000, by: 100) {
+                let turning = t > 1500 && t <= 1800
+                if gyroscope { e.feedGyroscope(noisyGyroscope(t: t, z: turning ? 300 * .pi / 180 : 0)) }
+                let shake = (t / 100) % 2 == 0 ? 20.0 : -20.0
+                let sample = switch t {
+                case ..<1500: poseSample(t: t, phi: 0, theta: 10)
+                case ..<1800: poseSample(t: t, phi: 90 * Double(t - 1500) / 300, theta: 10)
+                case ..<2800: poseSample(t: t, phi: 90, theta: 10 + shake, g: 9.81 * ((t / 100) % 2 == 0 ? 1.1 : 0.9))
+                default: poseSample(t: t, phi: 90, theta: 10)
+                }
+                e.feed(sample)
+                if e.orientation == .rightUp { return t - 1800 }
+            }
+            return nil
+        }
+        let alone = try #require(placed(gyroscope: false))
+        let fused = try #require(placed(gyroscope: true))
+        #expect(alone <= 300, "the premise: the accelerometer alone takes the pose while it is shaken (\(alone) ms)")
+        #expect(fused <= alone, "with a 10 Hz gyroscope \(fused) ms, alone \(alone) ms")
+    }
+
     @Test("a run begun from standing still is no pick-up: a stride's jolt ends it")
     func aJoltEndsThePickUp() {
         // Still for 2 s, then brisk strides (300 ms of 1.6–2.2 g) and quiet moments of
