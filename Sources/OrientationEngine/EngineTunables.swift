@@ -218,13 +218,13 @@ public struct EngineTunables: Sendable, Equatable {
     /// the pose: an error of that size cannot carry an estimate that deep inside the
     /// sector out of it, and waiting for the shaking to end cost those poses 250–550 ms.
     /// Only the direction is excused: the readings' length (linear acceleration) still
-    /// needs calm, and the readings' plain mean must have stopped turning (`PickUpTurnDegS`;
-    /// the estimate's elevation, either way, slower than `FlatwardRateDegS`): a device still turning is
-    /// on its way, not placed (a half turn passing an orientation, a phone rolled over
-    /// its edge that pauses edge-on). A device moved about without a pause (a
-    /// figure-eight, a swinging arm, a walk) is no pick-up; with a gyroscope integrated
-    /// there is no allowance, the gyroscope telling a hand's shaking from a turn itself
-    /// (`GyroCalmAngleDeg`). `PickUpMs` 0 turns it off.
+    /// needs calm, and the readings' plain mean must have stopped turning
+    /// (`PickUpTurnDegS`; the estimate's elevation, either way, slower than
+    /// `FlatwardRateDegS`): a device still turning is on its way, not placed (a half turn
+    /// passing an orientation, a phone rolled over its edge that pauses edge-on). A device
+    /// moved about without a pause (a figure-eight, a swinging arm, a walk) is no pick-up;
+    /// with a gyroscope integrated there is no allowance, the gyroscope telling a hand's
+    /// shaking from a turn itself (`GyroCalmAngleDeg`). `PickUpMs` 0 turns it off.
     public var pickUpRestMs: Double = 1000
     public var pickUpMs: Double = 4000
 

@@ -68,14 +68,9 @@ struct TunablesTests {
 
     @Test("the example configuration lists every tunable, commented out, at its default")
     func exampleConfigurationShowsTheDefaults() throws {
-        let path = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("conf/orientationd.conf").path
+        let path = repositoryRoot + "/conf/orientationd.conf"
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        guard let start = text.range(of: "\n[Engine]\n") else {
-            Issue.record("no [Engine] section in \(path)")
-            return
-        }
+        let start = try #require(text.range(of: "\n[Engine]\n"), "no [Engine] section in \(path)")
         let section = text[start.upperBound...].split(separator: "\n").prefix { !$0.hasPrefix("[") }
         var shown: [String: String] = [:]
         for line in section where line.hasPrefix("#") {
