@@ -91,8 +91,11 @@ help:
 # The demo runs as a job of its own (set -m: its own process group, given the
 # terminal), so Ctrl-C reaches the demo, which stops everything and exits 0, and not
 # make, which would report the interrupt as an error. `; exit` keeps bash from
-# exec'ing the script in place of itself (which would skip job control).
-DEMO_JOB = set -m; scripts/demo.sh
+# exec'ing the script in place of itself (which would skip job control). A SIGTERM to
+# make (kill, timeout(1), a CI step's limit) reaches only that bash, make's child, not
+# the job's group: setpriv's --pdeathsig turns the bash's death into a SIGTERM for the
+# demo, which then stops everything too.
+DEMO_JOB = set -m; setpriv --pdeathsig TERM scripts/demo.sh
 run:
 	scripts/prerequisites.sh run
 	$(SWIFT) build

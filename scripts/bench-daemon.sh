@@ -40,8 +40,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/orientationd-bench.XXXXXX")
 bus_pid=""
 measure_pid=""
 cleanup() {
-    local status=$? i pid
-    trap - EXIT INT TERM
+    local status=$1 i pid
     if [[ -n "$measure_pid" ]]; then
         kill -TERM "$measure_pid" 2>/dev/null || true
         wait "$measure_pid" 2>/dev/null || true

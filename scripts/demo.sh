@@ -56,8 +56,7 @@ monitor_pid=""
 source "$repo/scripts/private-bus.sh"
 
 cleanup() {
-    local status=$?
-    trap - EXIT INT TERM
+    local status=$1
     # Monitor first, then the daemon (so it leaves the bus cleanly), then the bus.
     stop_process "$monitor_pid"
     stop_process "$daemon_pid"

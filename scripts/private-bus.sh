@@ -15,8 +15,12 @@
 #                           bus_address; returns 1 (with a message) if it does not
 #                           listen within 5 s
 #   stop_process PID        SIGTERM, up to ~2 s to exit, then SIGKILL
-#   on_exit FUNCTION        runs FUNCTION at exit, after Ctrl-C (status 130) and after
-#                           SIGTERM (143): where a script stops what it started
+#   on_exit FUNCTION        runs FUNCTION at exit, after Ctrl-C (status 130), SIGTERM
+#                           (143) and SIGHUP (129, the terminal closed): where a script
+#                           stops what it started. FUNCTION gets the script's status as
+#                           $1, and runs to its end: signals are ignored from its start
+#                           (after SIGTERM the terminal's hangup may follow, and a
+#                           second Ctrl-C must not leave the bus or the daemon running)
 
 private_bus_launch() {
     local dir=$1 type=${2:-session} policy=${3:-}
@@ -79,9 +83,17 @@ stop_process() {
 }
 
 on_exit() {
-    trap "$1" EXIT
+    trap "on_exit_run \$? $1" EXIT
     trap 'exit 130' INT
     trap 'exit 143' TERM
+    trap 'exit 129' HUP
+}
+
+on_exit_run() {
+    local status=$1 function=$2
+    trap - EXIT
+    trap '' INT TERM HUP
+    "$function" "$status"
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then

@@ -27,8 +27,7 @@ bus_pid="" daemon_pid="" x_pid="" app_pid=""
 # shellcheck source=scripts/private-bus.sh
 source "$repo/scripts/private-bus.sh"
 cleanup() {
-    local status=$?
-    trap - EXIT INT TERM
+    local status=$1
     exec 4>&- 2>/dev/null || true
     stop_process "$app_pid"
     stop_process "$daemon_pid"

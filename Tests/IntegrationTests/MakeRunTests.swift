@@ -6,15 +6,29 @@ import TestSupport
 /// is a real pseudo-terminal (Python's pty module), and Ctrl-C the byte the terminal
 /// turns into SIGINT for its foreground process group, as when a key is pressed.
 @Suite struct MakeRunTests {
-    /// Runs ARGV on a pseudo-terminal, waits until MARKER appears in its output, types
-    /// Ctrl-C, and prints the output and then `EXIT=<status>` (negative: killed by that
-    /// signal).
+    /// Runs ARGV in a session of its own, waits until MARKER appears in its output, then
+    /// either types Ctrl-C (ACTION `ctrl-c`: ARGV runs on a pseudo-terminal, which turns
+    /// the byte into SIGINT for its foreground process group) or sends SIGTERM to ARGV's
+    /// process alone (`term`: as kill(1), timeout(1) or a CI step's limit do; ARGV's
+    /// output is a pipe, as in CI, and no terminal hangs up when it dies). It reads
+    /// until every process has closed the output (at most 30 s), kills what still runs
+    /// in the session, and prints the output and then `EXIT=<status>` (negative: killed
+    /// by that signal).
     static let terminal = """
-        import os, pty, select, sys, time
+        import os, pty, select, signal, subprocess, sys, time
+        # As in a user's shell, no signal is blocked (the test runner's threads block
+        # them, and Foundation's Process hands its mask on).
+        signal.pthread_sigmask(signal.SIG_SETMASK, set())
         marker = sys.argv[1].encode()
-        pid, fd = pty.fork()
-        if pid == 0:
-            os.execvp(sys.argv[2], sys.argv[2:])
+        action = sys.argv[2]
+        if action == 'ctrl-c':
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execvp(sys.argv[3], sys.argv[3:])
+        else:
+            child = subprocess.Popen(sys.argv[3:], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, start_new_session=True)
+            pid, fd = child.pid, child.stdout.fileno()
         out = b''
         def read_until(marker, seconds):
             global out
@@ -32,10 +46,22 @@ import TestSupport
                 out += chunk
             return True
         typed = read_until(marker, 90)
-        if typed:
+        if typed and action == 'ctrl-c':
             os.write(fd, b'\\x03')
+        elif typed:
+            os.kill(pid, signal.SIGTERM)
         read_until(None, 30)
         _, status = os.waitpid(pid, 0)
+        # Whatever still runs in the session (a failed test's demo) is killed, so that a
+        # failure leaves nothing behind.
+        for p in filter(str.isdigit, os.listdir('/proc')):
+            try:
+                stat = open('/proc/%s/stat' % p).read()
+                state, _, _, session = stat[stat.rindex(')') + 2:].split()[:4]
+                if int(session) == pid and state != 'Z':
+                    os.kill(int(p), signal.SIGKILL)
+            except (OSError, ValueError):
+                pass
         sys.stdout.write(out.decode(errors='replace'))
         print('\\nTYPED=%d EXIT=%d' % (typed, os.waitstatus_to_exitcode(status)))
         """
@@ -48,7 +74,7 @@ import TestSupport
         let work = try makeTemporaryDirectory(prefix: "run")
         defer { try? FileManager.default.removeItem(atPath: work) }
         let result = try ExternalCommand.run(
-            "/usr/bin/python3", ["-c", Self.terminal, "state: device",
+            "/usr/bin/python3", ["-c", Self.terminal, "state: device", "ctrl-c",
                                  "/usr/bin/make", "--no-print-directory", "-C", repositoryRoot, "run", "SWIFT=true"],
             directory: work,
             environment: ["ORIENTATIOND_BIN_DIR": productsDirectory, "TMPDIR": work, "MAKEFLAGS": "", "MFLAGS": ""],
@@ -63,5 +89,61 @@ import TestSupport
         #expect(help.stdout.contains("changed: device D, tilt T, interface I, content rotation R"), "\(help.stdout)")
         // The demo's temporary directory is gone.
         #expect(try FileManager.default.contentsOfDirectory(atPath: work).filter { $0.hasPrefix("orientationd-demo") }.isEmpty)
+    }
+
+    /// SIGTERM sent to make alone (as kill(1), timeout(1) or a CI step's time limit send
+    /// it) stops the demo too: make passes it to its child, the shell that runs the demo
+    /// as a job, and the demo, in a process group of its own, must still stop the
+    /// monitor, the daemon and the bus and remove its directory, not run on without make.
+    @Test func sigtermToMakeStopsTheDemo() throws {
+        let work = try makeTemporaryDirectory(prefix: "run")
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let result = try ExternalCommand.run(
+            "/usr/bin/python3", ["-c", Self.terminal, "state: device", "term",
+                                 "/usr/bin/make", "--no-print-directory", "-C", repositoryRoot, "run", "SWIFT=true"],
+            directory: work,
+            environment: ["ORIENTATIOND_BIN_DIR": productsDirectory, "TMPDIR": work, "MAKEFLAGS": "", "MFLAGS": ""],
+            seconds: 150)
+        // make itself dies of the signal; the output closed only once the demo was gone.
+        #expect(result.stdout.contains("\nTYPED=1 EXIT=-15\n"), "\(result.output)")
+        #expect(result.stdout.contains("demo: stopped orientationd and the private bus"), "\(result.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: work).filter { $0.hasPrefix("orientationd-demo") }.isEmpty)
+    }
+
+    /// The scripts' stop (`on_exit` in scripts/private-bus.sh, which `make run`, `make
+    /// bench` and `make screenshots` use) runs to its end whatever signal follows the one
+    /// that began it: a second Ctrl-C, or the terminal's hangup after a SIGTERM, had cut
+    /// it short and left the bus and the daemon running. Here the stop waits for a line
+    /// on standard input while SIGTERM, SIGINT and SIGHUP arrive, then finishes, and the
+    /// script's status is the first signal's.
+    @Test func aSecondSignalDoesNotCutTheStopShort() throws {
+        let script = """
+            set -euo pipefail
+            source "$1/scripts/private-bus.sh"
+            stop() { echo "stopping $1"; read -r _; echo "stopped"; exit "$1"; }
+            on_exit stop
+            echo ready
+            read -r _
+            """
+        let driver = """
+            import signal, subprocess, sys
+            signal.pthread_sigmask(signal.SIG_SETMASK, set())
+            p = subprocess.Popen(['bash', '-c', sys.argv[1], 'stop-test', sys.argv[2]], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            print(p.stdout.readline().strip())
+            p.send_signal(signal.SIGTERM)
+            print(p.stdout.readline().strip())
+            for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+                p.send_signal(s)
+            p.stdin.write('go\\n')
+            p.stdin.close()
+            print(p.stdout.read().strip())
+            print('EXIT=%d' % p.wait())
+            """
+        let work = try makeTemporaryDirectory(prefix: "stop")
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let result = try ExternalCommand.run("/usr/bin/python3", ["-c", driver, script, repositoryRoot],
+                                             directory: work, seconds: 30)
+        #expect(result.stdout == "ready\nstopping 143\nstopped\nEXIT=143\n", "\(result.output)")
     }
 }
