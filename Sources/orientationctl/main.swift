@@ -28,8 +28,9 @@ func usageError(_ message: String, for command: String? = nil) -> Int32 {
 
 func main() -> Int32 {
     var arguments = Array(CommandLine.arguments.dropFirst())
-    // Bus options may come before the command.
+    // Bus options may come before the command; nothing else may.
     var leading: [String] = []
+    let busOptions = [Common.system, Common.session, Common.address].flatMap(\.names)
     while let first = arguments.first, first.hasPrefix("-") {
         if Common.help.names.contains(first) {
             Output.line(topLevel.help)
@@ -39,6 +40,9 @@ func main() -> Int32 {
             Output.line("orientationctl \(version)")
             return 0
         }
+        // `--address=ADDRESS` is the same option as `--address ADDRESS`.
+        let name = first.split(separator: "=", maxSplits: 1).first.map(String.init) ?? first
+        guard busOptions.contains(name) else { return usageError("unknown option '\(name)'") }
         leading.append(arguments.removeFirst())
         if Common.address.names.contains(first), !arguments.isEmpty { leading.append(arguments.removeFirst()) }
     }

@@ -16,6 +16,18 @@ import TestSupport
         let ctl = try ChildProcess.run(product: "orientationctl", arguments: ["--session", "frobnicate"], directory: directory)
         #expect(ctl.status == 2)
         #expect(ctl.stderr.contains("unknown command 'frobnicate'"))
+        // Before the command only bus options may come: anything else is named, not
+        // taken for a missing command nor dropped on the way to one.
+        for arguments in [["--frobnicate"], ["--frobnicate", "get"], ["--frobnicate=1", "replay", "-"]] {
+            let early = try ChildProcess.run(product: "orientationctl", arguments: arguments, directory: directory)
+            #expect(early.status == 2, "\(arguments): \(early.stderr)")
+            #expect(early.stderr.contains("unknown option '--frobnicate'"), "\(arguments): \(early.stderr)")
+        }
+        // `--address=ADDRESS` is a bus option too: the command runs, and finds no bus there.
+        let joined = try ChildProcess.run(product: "orientationctl", arguments: ["--address=unix:path=\(directory)/no-bus", "get"],
+                                          directory: directory)
+        #expect(joined.status == 1, "\(joined.stderr)")
+        #expect(joined.stderr.contains("cannot connect"), "\(joined.stderr)")
     }
 
     @Test func badSensorIsAUsageError() throws {
