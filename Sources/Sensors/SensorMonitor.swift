@@ -51,10 +51,6 @@ public final class SensorMonitor {
             logger.warning("cannot watch udev events (\(error)): sensors plugged in later will not be seen")
         }
         select(reopen: false, announce: false)
-        if current == nil {
-            logger.info("no display accelerometer found; waiting for one to appear "
-                + "(to try the service without one: orientationd --session --sensor simulated)")
-        }
         return current
     }
 

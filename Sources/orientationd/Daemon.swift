@@ -75,6 +75,10 @@ struct Daemon {
             if let found = SensorMonitor(loop: loop, logger: logger, settings: { [configuration] in configuration.settings(for: $0) }) {
                 monitor = found
                 sensor = found.start()
+                if sensor == nil {
+                    logger.info("no display accelerometer found; waiting for one to appear "
+                        + "(to try the service without one: orientationd --session --sensor simulated)")
+                }
             } else {
                 logger.warning("cannot use udev: running without a sensor")
                 sensor = nil
