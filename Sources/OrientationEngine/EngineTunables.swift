@@ -469,6 +469,30 @@ public struct EngineTunables: Sendable, Equatable {
         return "\(key) (\(e.unit), \(e.rangeText), default \(formatNumber(Self.default[keyPath: e.path]))): \(e.summary)"
     }
 
+    /// The key that `key` most likely misspells: the nearest by edit distance, ignoring
+    /// case, if at most a third of its letters (and at least two) differ; nil if none is.
+    public static func nearestKey(to key: String) -> String? {
+        let typed = Array(key.lowercased())
+        let scored = keys.map { ($0, editDistance(typed, Array($0.lowercased()))) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
+        return best.1 <= max(2, best.0.count / 3) ? best.0 : nil
+    }
+
+    /// Levenshtein distance: insertions, deletions and substitutions, one each.
+    private static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        guard !a.isEmpty, !b.isEmpty else { return a.count + b.count }
+        // One row of the table at a time: row i holds the distances from a's first i.
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
     /// The current value of a tunable by its key; nil for an unknown key.
     public func value(forKey key: String) -> Double? {
         Self.entry(for: key).map { self[keyPath: $0.path] }
@@ -482,8 +506,9 @@ public struct EngineTunables: Sendable, Equatable {
     /// non-finite number, or a number outside the key's range.
     public mutating func set(key: String, value: String) throws(TunableError) {
         guard let e = Self.entry(for: key) else {
+            // The whole list (57 keys) would drown the line; a near miss names its key.
             throw TunableError(key: key, value: value,
-                               reason: "unknown key (known keys: \(Self.keys.joined(separator: ", ")))")
+                               reason: "unknown key" + (Self.nearestKey(to: key).map { " (did you mean \($0)?)" } ?? ""))
         }
         let text = value.trimmingWhitespace()
         guard !text.isEmpty else {

@@ -122,6 +122,11 @@ public struct Configuration: Sendable, Equatable {
                 return fail(key, "key outside any section")
             case .engine:
                 sectionKey = "Engine." + key
+                guard EngineTunables.keys.contains(key) else {
+                    let hint = EngineTunables.nearestKey(to: key).map { "did you mean \($0)?" }
+                        ?? "'orientationctl replay --help' lists the keys"
+                    return fail(key, "unknown key in [Engine] (\(hint))")
+                }
                 do {
                     try configuration.tunables.set(key: key, value: value)
                 } catch {

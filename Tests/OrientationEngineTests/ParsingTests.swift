@@ -106,6 +106,25 @@ struct TunablesTests {
             #expect(error.key == "SettleTime")
             #expect(error.description.contains("SettleTime"))
             #expect(error.description.contains("unknown key"))
+            // Not a near miss of any key, and not all 57 of them either.
+            #expect(!error.description.contains("GravityFilterMs"), "\(error.description)")
+            #expect(!error.description.contains("did you mean"), "\(error.description)")
+        }
+        #expect(t == .default)
+    }
+
+    /// A misspelt key (case, a letter or two) is answered with the key it misses.
+    @Test("near miss", arguments: [
+        ("OrientationSettleMS", "OrientationSettleMs"), ("orientationsettlems", "OrientationSettleMs"),
+        ("OrientationSetleMs", "OrientationSettleMs"), ("EdgeSettleMsec", "EdgeSettleMs"), ("RestMS", "RestMs"),
+    ])
+    func nearMiss(typed: String, meant: String) {
+        var t = EngineTunables.default
+        do {
+            try t.set(key: typed, value: "100")
+            Issue.record("\(typed) was accepted")
+        } catch {
+            #expect(error.description.contains("did you mean \(meant)?"), "\(error.description)")
         }
         #expect(t == .default)
     }

@@ -70,6 +70,20 @@ import Testing
         #expect(error.description.hasPrefix("test.conf:\(line): \(key): "))
     }
 
+    /// An unknown engine key says where the keys are listed, or the key it misspells;
+    /// not the whole list of them on one line.
+    @Test func unknownEngineKeyPointsToTheKeys() {
+        for (text, hint) in [("[Engine]\nNoSuchKey=1\n", "unknown key in [Engine] ('orientationctl replay --help' lists the keys)"),
+                             ("[Engine]\norientationsettlems=90\n", "unknown key in [Engine] (did you mean OrientationSettleMs?)")] {
+            guard case .failure(let error) = Configuration.parse(text, source: "test.conf") else {
+                Issue.record("accepted: \(text)")
+                continue
+            }
+            #expect(error.description.hasSuffix(hint), "\(error)")
+            #expect(!error.description.contains("GravityFilterMs"), "\(error)")
+        }
+    }
+
     @Test(arguments: ["[Bogus]\n", "[Engine\n", "[Sensor]\njust text\n", "[]\n", "[Engine]\n[Engine]\n", "[Sensor]\n=5\n"])
     func rejectsMalformedStructure(text: String) {
         guard case .failure(let error) = Configuration.parse(text) else {
