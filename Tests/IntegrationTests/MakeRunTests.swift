@@ -66,29 +66,38 @@ import TestSupport
         print('\\nTYPED=%d EXIT=%d' % (typed, os.waitstatus_to_exitcode(status)))
         """
 
-    /// Ctrl-C is how the demo is stopped: make exits 0 with no "Error 130", after the
-    /// demo stopped the monitor, the daemon and the bus. (`SWIFT=true`: the test's
-    /// build is used, not rebuilt.)
-    @Test func ctrlCStopsMakeRunCleanly() throws {
-        // Short: the demo's bus socket is made below it (sun_path holds 107 bytes).
+    /// `make run` driven by ``terminal`` with ACTION once the monitor shows the state, in
+    /// a directory of its own (short: the demo's bus socket is made below it, and
+    /// sun_path holds 107 bytes; `SWIFT=true`: the test's build is used, not rebuilt).
+    /// Returns the driver's output and whether the demo's temporary directory is gone.
+    static func makeRun(_ action: String) throws -> (result: ExternalCommand.Result, demoDirectoryGone: Bool) {
         let work = try makeTemporaryDirectory(prefix: "run")
         defer { try? FileManager.default.removeItem(atPath: work) }
         let result = try ExternalCommand.run(
-            "/usr/bin/python3", ["-c", Self.terminal, "state: device", "ctrl-c",
+            "/usr/bin/python3", ["-c", terminal, "state: device", action,
                                  "/usr/bin/make", "--no-print-directory", "-C", repositoryRoot, "run", "SWIFT=true"],
             directory: work,
             environment: ["ORIENTATIOND_BIN_DIR": productsDirectory, "TMPDIR": work, "MAKEFLAGS": "", "MFLAGS": ""],
             seconds: 150)
+        let gone = try FileManager.default.contentsOfDirectory(atPath: work).filter { $0.hasPrefix("orientationd-demo") }.isEmpty
+        return (result, gone)
+    }
+
+    /// Ctrl-C is how the demo is stopped: make exits 0 with no "Error 130", after the
+    /// demo stopped the monitor, the daemon and the bus.
+    @Test func ctrlCStopsMakeRunCleanly() throws {
+        let (result, demoDirectoryGone) = try Self.makeRun("ctrl-c")
         #expect(result.stdout.contains("\nTYPED=1 EXIT=0\n"), "\(result.output)")
         #expect(result.stdout.contains("demo: stopped orientationd and the private bus"), "\(result.output)")
         #expect(!result.stdout.contains("make: ***"), "\(result.output)")
         // The monitor's lines are as its --help says they are.
         #expect(result.stdout.contains("state: device normal, tilt vertical, interface normal, content rotation 0"), "\(result.output)")
+        let work = try makeTemporaryDirectory(prefix: "help")
+        defer { try? FileManager.default.removeItem(atPath: work) }
         let help = try ChildProcess.run(product: "orientationctl", arguments: ["monitor", "--help"], directory: work)
         #expect(help.stdout.contains("state: device D, tilt T, interface I, content rotation R"), "\(help.stdout)")
         #expect(help.stdout.contains("changed: device D, tilt T, interface I, content rotation R"), "\(help.stdout)")
-        // The demo's temporary directory is gone.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: work).filter { $0.hasPrefix("orientationd-demo") }.isEmpty)
+        #expect(demoDirectoryGone)
     }
 
     /// SIGTERM sent to make alone (as kill(1), timeout(1) or a CI step's time limit send
@@ -96,18 +105,11 @@ import TestSupport
     /// as a job, and the demo, in a process group of its own, must still stop the
     /// monitor, the daemon and the bus and remove its directory, not run on without make.
     @Test func sigtermToMakeStopsTheDemo() throws {
-        let work = try makeTemporaryDirectory(prefix: "run")
-        defer { try? FileManager.default.removeItem(atPath: work) }
-        let result = try ExternalCommand.run(
-            "/usr/bin/python3", ["-c", Self.terminal, "state: device", "term",
-                                 "/usr/bin/make", "--no-print-directory", "-C", repositoryRoot, "run", "SWIFT=true"],
-            directory: work,
-            environment: ["ORIENTATIOND_BIN_DIR": productsDirectory, "TMPDIR": work, "MAKEFLAGS": "", "MFLAGS": ""],
-            seconds: 150)
+        let (result, demoDirectoryGone) = try Self.makeRun("term")
         // make itself dies of the signal; the output closed only once the demo was gone.
         #expect(result.stdout.contains("\nTYPED=1 EXIT=-15\n"), "\(result.output)")
         #expect(result.stdout.contains("demo: stopped orientationd and the private bus"), "\(result.output)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: work).filter { $0.hasPrefix("orientationd-demo") }.isEmpty)
+        #expect(demoDirectoryGone)
     }
 
     /// The scripts' stop (`on_exit` in scripts/private-bus.sh, which `make run`, `make
