@@ -67,6 +67,28 @@ public final class FileDescriptor {
         Int(try system_fstat(rawValue).get().st_nlink)
     }
 
+    /// Whether it is a regular file (not a pipe, a FIFO, a socket or a device): one that
+    /// epoll cannot watch, and that holds all it will ever hold.
+    public func isRegularFile() throws(Errno) -> Bool {
+        (try system_fstat(rawValue).get().st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// Reads to the end (at most `limit` bytes).
+    public func readAll(limit: Int) throws(Errno) -> [UInt8] {
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while result.count < limit {
+            let wanted = min(chunk.count, limit - result.count)
+            // withUnsafeMutableBytes rethrows untyped: the read's result is taken out first.
+            let n = try chunk.withUnsafeMutableBytes { raw in
+                system_read(rawValue, UnsafeMutableRawBufferPointer(rebasing: raw[0..<wanted]))
+            }.get()
+            if n == 0 { break }
+            result.append(contentsOf: chunk[0..<n])
+        }
+        return result
+    }
+
     public func setNonBlocking() throws(Errno) { try system_fcntl_setNonBlocking(rawValue).get() }
 
     /// Reads at most `buffer.count` bytes; 0 means end of file.

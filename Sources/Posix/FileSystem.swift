@@ -4,18 +4,7 @@ import Glibc
 public enum FileSystem {
     /// Reads a whole file (up to `limit` bytes; sysfs attributes are at most a page).
     public static func readFile(_ path: String, limit: Int = 1 << 20) throws(Errno) -> [UInt8] {
-        let fd = try FileDescriptor.open(path)
-        var result: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while result.count < limit {
-            let wanted = min(chunk.count, limit - result.count)
-            let n = try chunk.withUnsafeMutableBytes { raw in
-                system_read(fd.rawValue, UnsafeMutableRawBufferPointer(rebasing: raw[0..<wanted]))
-            }.get()
-            if n == 0 { break }
-            result.append(contentsOf: chunk[0..<n])
-        }
-        return result
+        try FileDescriptor.open(path).readAll(limit: limit)
     }
 
     /// Reads a whole text file; invalid UTF-8 is repaired, never trapped on.

@@ -9,7 +9,8 @@ import Posix
 ///   moment it was opened; no timer runs while the sensor is stopped (the position in
 ///   the trace is worked out from the clock when it starts again).
 /// - A FIFO or standard input ("-") is read continuously as lines arrive, so a writer
-///   never blocks; samples reach the handler only while started.
+///   never blocks; samples reach the handler only while started. Standard input that
+///   is a regular file (`< trace.csv`) is a recording, played as a file is.
 ///
 /// Either way the latest sample is kept, and at end of input the sensor stays present
 /// with its last sample. Samples reach the engine stamped on the daemon's one clock,
@@ -61,10 +62,24 @@ public final class ReplaySensor: SensorBackend {
                                   backend: .replay, device: "")
         if path == "-" {
             let input: FileDescriptor
-            do { input = try FileDescriptor.standardInput.duplicate() } catch {
+            let isFile: Bool
+            do {
+                input = try FileDescriptor.standardInput.duplicate()
+                isFile = try input.isRegularFile()
+            } catch {
                 throw SensorError("cannot read standard input: \(error)")
             }
-            try openStream(input, what: "standard input")
+            if isFile {
+                // A file redirected in (`< trace.csv`) holds all it will: a recording, played
+                // as a file named on the command line is (epoll cannot watch a file either).
+                let bytes: [UInt8]
+                do { bytes = try input.readAll(limit: Self.maxRecordingBytes) } catch {
+                    throw SensorError("cannot read standard input: \(error)")
+                }
+                loadRecording(String(decoding: bytes, as: UTF8.self))
+            } else {
+                try openStream(input, what: "standard input")
+            }
         } else if FileSystem.isFIFO(path) {
             // Read and write: with a writer of our own the FIFO never reports end of
             // file or hang-up, so writers may come and go.
@@ -77,13 +92,22 @@ public final class ReplaySensor: SensorBackend {
             }
         } else {
             let text: String
-            do { text = try FileSystem.readText(path, limit: 256 << 20) } catch {
+            do { text = try FileSystem.readText(path, limit: Self.maxRecordingBytes) } catch {
                 throw SensorError("cannot read \(path): \(error)")
             }
-            for line in text.split(separator: "\n", omittingEmptySubsequences: false) { accept(line) }
+            loadRecording(text)
             loadGyroscope(Self.gyroscopePath(beside: path))
-            originMs = MonotonicClock.milliseconds()
         }
+        // A recording (not a stream) plays from now on.
+        originMs = MonotonicClock.milliseconds()
+    }
+
+    /// The most of a recording read (256 MiB: hours at 200 Hz).
+    static let maxRecordingBytes = 256 << 20
+
+    /// Takes a recording's lines.
+    private func loadRecording(_ text: String) {
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) { accept(line) }
     }
 
     public func start(handler: @escaping (Sample) -> Void) throws(SensorError) {
@@ -221,6 +245,9 @@ public final class ReplaySensor: SensorBackend {
         do {
             try fd.setNonBlocking()
             try loop.add(fd: fd.rawValue, events: .readable) { [weak self] _ in self?.readStream() }
+        } catch where error == Errno(rawValue: EPERM) {
+            // epoll takes pipes, FIFOs, sockets and terminals, not every device (/dev/null).
+            throw SensorError("cannot watch \(what) for lines: it is not a pipe, a FIFO, a terminal or a file")
         } catch {
             throw SensorError("cannot watch \(what): \(error)")
         }

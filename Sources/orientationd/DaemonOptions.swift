@@ -48,7 +48,8 @@ struct DaemonOptions {
                                 (played at the pace of its timestamps,
                                 with the gyroscope recorded beside it in
                                 gyro/NAME, if any), a FIFO or "-" for
-                                standard input (applied as lines arrive)
+                                standard input (applied as lines arrive;
+                                a file redirected in is played as a file)
                 """), convert: parseSensor)
     static let config = Option("--config", value: "PATH", help: """
                 Read the configuration from PATH instead of

@@ -120,6 +120,23 @@ import Testing
 }
 
 @Suite struct FileDescriptorTests {
+    /// A file is regular, a pipe's ends are not (the replay sensor tells a file redirected
+    /// to standard input from a stream by it); readAll reads either to its end.
+    @Test func isRegularFileAndReadAll() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.remove() }
+        let plain = dir.file("plain")
+        try FileDescriptor.open(plain, [.writeOnly, .create]).writeAll("0,0,-9.81,0\n")
+        let file = try FileDescriptor.open(plain)
+        #expect(try file.isRegularFile())
+        #expect(try file.readAll(limit: 1 << 20) == Array("0,0,-9.81,0\n".utf8))
+        let (r, w) = try FileDescriptor.pipe()
+        #expect(try !r.isRegularFile() && !w.isRegularFile())
+        try w.writeAll("abcdef")
+        w.close()
+        #expect(try r.readAll(limit: 4) == Array("abcd".utf8))
+    }
+
     @Test func writeAllAndReadThroughAPipe() throws {
         let (r, w) = try FileDescriptor.pipe()
         // Larger than a single page, smaller than the pipe buffer (64 KiB).
