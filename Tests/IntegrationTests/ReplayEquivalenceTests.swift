@@ -44,18 +44,12 @@ import TestSupport
 
         let daemon = try ChildProcess(product: "orientationd", arguments: ["--address", bus.address, "--sensor", "replay:" + path],
                                       directory: bus.directory)
-        let peer = try Peer(bus: bus)
-        #expect(peer.waitForService(), "stderr:\n\(daemon.stderr)")
-        let client = try peer.createClient()
-        try peer.call(client, Peer.clientInterface, "Start")
+        let peer = try Peer.withStartedClient(on: bus, daemon: daemon)
         #expect(peer.waitUntil(seconds: 10) { (try? peer.managerProperty("Orientation")) == .string("left-up") },
                 "stderr:\n\(daemon.stderr)")
-        func wills() -> [String] {
-            peer.signalSummaries(path: Peer.manager).filter { $0.contains("OrientationWillChange") && !$0.contains("undefined") }
-        }
-        #expect(peer.waitUntil(seconds: 5) { !wills().isEmpty })
+        #expect(peer.waitUntil(seconds: 5) { !peer.orientationWillChanges().isEmpty })
         // The single reading in left-up is no change: one will-change, normal to left-up.
-        #expect(wills() == ["\(Peer.manager) OrientationWillChange normal,left-up"], "\(wills())")
+        #expect(peer.orientationWillChanges() == ["\(Peer.manager) OrientationWillChange normal,left-up"], "\(peer.orientationWillChanges())")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
     }
@@ -157,16 +151,10 @@ import TestSupport
 
         let daemon = try ChildProcess(product: "orientationd", arguments: ["--address", bus.address, "--sensor", "replay:" + path],
                                       directory: bus.directory)
-        let peer = try Peer(bus: bus)
-        #expect(peer.waitForService(), "stderr:\n\(daemon.stderr)")
+        let peer = try Peer.withStartedClient(on: bus, daemon: daemon)
         #expect(try peer.managerProperty("GyroscopeName") == .string("Replay of gyro/wave.csv"))
-        let client = try peer.createClient()
-        try peer.call(client, Peer.clientInterface, "Start")
-        func wills() -> [String] {
-            peer.signalSummaries(path: Peer.manager).filter { $0.contains("OrientationWillChange") && !$0.contains("undefined") }
-        }
-        #expect(peer.waitUntil(seconds: 10) { wills().contains { $0.hasSuffix("right-up") } }, "stderr:\n\(daemon.stderr)")
-        #expect(wills() == ["\(Peer.manager) OrientationWillChange normal,right-up"], "\(wills())")
+        #expect(peer.waitUntil(seconds: 10) { peer.orientationWillChanges().contains { $0.hasSuffix("right-up") } }, "stderr:\n\(daemon.stderr)")
+        #expect(peer.orientationWillChanges() == ["\(Peer.manager) OrientationWillChange normal,right-up"], "\(peer.orientationWillChanges())")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
     }

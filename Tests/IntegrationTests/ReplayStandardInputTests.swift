@@ -16,18 +16,12 @@ import Testing
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         let daemon = try ChildProcess(product: "orientationd", arguments: ["--address", bus.address, "--sensor", "replay:-"],
                                       directory: bus.directory, stdin: FileHandle(forReadingAtPath: path))
-        let peer = try Peer(bus: bus)
-        #expect(peer.waitForService(), "stderr:\n\(daemon.stderr)")
+        let peer = try Peer.withStartedClient(on: bus, daemon: daemon)
         #expect(try peer.managerProperty("SensorName") == .string("Replay of standard input"))
-        let client = try peer.createClient()
-        try peer.call(client, Peer.clientInterface, "Start")
-        func wills() -> [String] {
-            peer.signalSummaries(path: Peer.manager).filter { $0.contains("OrientationWillChange") && !$0.contains("undefined") }
-        }
         // Upright for its first two seconds, then turned: the turn is played, not the
         // whole file at once.
-        #expect(peer.waitUntil(seconds: 10) { wills().contains { $0.hasSuffix("right-up") } }, "stderr:\n\(daemon.stderr)")
-        #expect(wills() == ["\(Peer.manager) OrientationWillChange normal,right-up"], "\(wills())")
+        #expect(peer.waitUntil(seconds: 10) { peer.orientationWillChanges().contains { $0.hasSuffix("right-up") } }, "stderr:\n\(daemon.stderr)")
+        #expect(peer.orientationWillChanges() == ["\(Peer.manager) OrientationWillChange normal,right-up"], "\(peer.orientationWillChanges())")
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
     }

@@ -99,6 +99,22 @@ final class Peer {
         signals.filter { path == nil || $0.path == path }.map(summary)
     }
 
+    /// A peer on `bus` with one client started, once `daemon` owns its name (else an
+    /// error with the daemon's log).
+    static func withStartedClient(on bus: TestBus, daemon: ChildProcess) throws -> Peer {
+        let peer = try Peer(bus: bus)
+        guard peer.waitForService() else { throw TestFailure("orientationd did not take its name; stderr:\n\(daemon.stderr)") }
+        let client = try peer.createClient()
+        try peer.call(client, clientInterface, "Start")
+        return peer
+    }
+
+    /// The manager's OrientationWillChange signals so far, as summaries, leaving out those
+    /// from or to undefined (the first defined orientation after Start).
+    func orientationWillChanges() -> [String] {
+        signalSummaries(path: Self.manager).filter { $0.contains("OrientationWillChange") && !$0.contains("undefined") }
+    }
+
     func summary(_ m: Message) -> String {
         let args = m.arguments
         if m.member == "PropertiesChanged", args.count == 3, let entries = args[1].stringKeyedEntries {
