@@ -48,6 +48,23 @@ public final class Message {
         return message
     }
 
+    /// This signal for another object and recipient: the same interface, member and
+    /// arguments, copied rather than marshalled again. (libdbus rewrites the header for
+    /// every top-level argument appended; a fan-out sends one signal to thousands of
+    /// clients.)
+    public func copy(path: String, destination: String?) throws(BusError) -> Message {
+        guard dbus_validate_path(path, nil) != 0 else { throw .invalidArgs("'\(path)' is not a valid object path") }
+        if let destination, dbus_validate_bus_name(destination, nil) == 0 {
+            throw .invalidArgs("'\(destination)' is not a valid bus name")
+        }
+        guard let copied = dbus_message_copy(raw) else { throw .noMemory() }
+        let message = Message(owning: copied)
+        guard dbus_message_set_path(copied, path) != 0, dbus_message_set_destination(copied, destination) != 0 else {
+            throw .noMemory()
+        }
+        return message
+    }
+
     /// The successful reply to this method call.
     public func makeReply(_ arguments: [Value] = []) throws(BusError) -> Message {
         guard let reply = dbus_message_new_method_return(raw) else { throw .noMemory() }

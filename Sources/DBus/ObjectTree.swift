@@ -9,6 +9,10 @@ import CDBus
 public final class ObjectTree {
     private let connection: Connection
     private var objects: [String: [BoundInterface]] = [:]
+    /// The last few signals built, never sent themselves: one with the same interface,
+    /// member and arguments is copied for another object and recipient.
+    private var signalTemplates: [(interface: String, name: String, arguments: [Value], message: Message)] = []
+    private static let signalTemplateCount = 8
 
     public init(connection: Connection) {
         self.connection = connection
@@ -34,11 +38,23 @@ public final class ObjectTree {
     public func emitSignal(path: String, interface: String, name: String, arguments: [Value], destination: String? = nil) {
         guard connection.isConnected else { return }
         do {
-            connection.send(try Message.signal(path: path, interface: interface, member: name,
-                                               arguments: arguments, destination: destination))
+            connection.send(try signalTemplate(interface: interface, name: name, arguments: arguments)
+                .copy(path: path, destination: destination))
         } catch {
             preconditionFailure("signal \(interface).\(name) could not be built: \(error)")
         }
+    }
+
+    /// A signal with these contents, marshalled once: the clients of a rotation are sent
+    /// the same few signals, each from its own object (a copy costs a third of building).
+    private func signalTemplate(interface: String, name: String, arguments: [Value]) throws(BusError) -> Message {
+        if let found = signalTemplates.first(where: { $0.name == name && $0.interface == interface && $0.arguments == arguments }) {
+            return found.message
+        }
+        let message = try Message.signal(path: "/", interface: interface, member: name, arguments: arguments)
+        if signalTemplates.count == Self.signalTemplateCount { signalTemplates.removeFirst() }
+        signalTemplates.append((interface, name, arguments, message))
+        return message
     }
 
     /// Announces that `names` of `interface` on `path` changed, with their current values

@@ -331,6 +331,43 @@ let errorPrefix = "org.freedesktop.DBus.Error."
         #expect(thirdGot.first?.destination == nil)
     }
 
+    /// One signal sent from many objects to many recipients (a rotation's fan-out, which
+    /// marshals it once and copies it): each copy carries its own path and destination,
+    /// and a broadcast of the same signal afterwards carries none.
+    @Test func theSameSignalFromManyObjectsKeepsEachPathAndDestination() throws {
+        let f = try Fixture()
+        defer { f.stop() }
+        let third = try f.bus.connect()
+        defer { third.close() }
+        third.attach(to: f.loop)
+        var clientGot: [Message] = []
+        var thirdGot: [Message] = []
+        f.client.addHandler { message in
+            guard message.kind == .signal, message.interface == thermostatInterface else { return false }
+            clientGot.append(message)
+            return true
+        }
+        third.addHandler { message in
+            guard message.kind == .signal, message.interface == thermostatInterface else { return false }
+            thirdGot.append(message)
+            return true
+        }
+        try third.addMatch("type='signal',interface='\(thermostatInterface)'")
+        let paths = [thermostatPath, "/org/example/Other", "/org/example/Third"]
+        for path in paths {
+            f.tree.emitSignal(path: path, interface: thermostatInterface, name: "Alarm", arguments: [.uint32(5)],
+                              destination: f.client.uniqueName)
+        }
+        f.tree.emitSignal(path: "/org/example/Broadcast", interface: thermostatInterface, name: "Alarm", arguments: [.uint32(5)])
+        wait(on: f.loop, "the broadcast") { thirdGot.isEmpty }
+        wait(on: f.loop, "the unicast signals") { clientGot.count < paths.count }
+        #expect(clientGot.map(\.path) == paths)
+        #expect(clientGot.allSatisfy { $0.destination == f.client.uniqueName && $0.arguments == [.uint32(5)] && $0.member == "Alarm" })
+        #expect(thirdGot.map(\.path) == ["/org/example/Broadcast"])
+        #expect(thirdGot.first?.destination == nil)
+        #expect(thirdGot.first?.arguments == [.uint32(5)])
+    }
+
     @Test func blockingCallAgainstAnExporterOnItsOwnThread() throws {
         let bus = try TestBus()
         defer { bus.stop() }
