@@ -54,6 +54,29 @@ let thermostatTable = InterfaceTable<Thermostat>(
 
 /// A private bus, a shared loop, an exporting connection with a thermostat and a
 /// calling connection.
+/// The thermostat's signals a connection receives, kept in order; and a third connection
+/// on the fixture's bus that asks for them by a match rule (without eavesdropping), while
+/// the fixture's client adds none.
+final class ThermostatSignals {
+    private(set) var messages: [Message] = []
+
+    init(on connection: Connection) {
+        connection.addHandler { [weak self] message in
+            guard message.kind == .signal, message.interface == thermostatInterface else { return false }
+            self?.messages.append(message)
+            return true
+        }
+    }
+
+    static func withThirdConnection(_ f: Fixture) throws -> (third: Connection, client: ThermostatSignals, thirdSignals: ThermostatSignals) {
+        let third = try f.bus.connect()
+        third.attach(to: f.loop)
+        let client = ThermostatSignals(on: f.client), thirdSignals = ThermostatSignals(on: third)
+        try third.addMatch("type='signal',interface='\(thermostatInterface)'")
+        return (third, client, thirdSignals)
+    }
+}
+
 final class Fixture {
     let bus: TestBus
     let loop: EventLoop
@@ -295,40 +318,23 @@ let errorPrefix = "org.freedesktop.DBus.Error."
     @Test func unicastSignalReachesOnlyItsDestination() throws {
         let f = try Fixture()
         defer { f.stop() }
-        let third = try f.bus.connect()
+        let (third, clientSignals, thirdSignals) = try ThermostatSignals.withThirdConnection(f)
         defer { third.close() }
-        third.attach(to: f.loop)
-
-        var clientGot: [Message] = []
-        var thirdGot: [Message] = []
-        f.client.addHandler { message in
-            guard message.kind == .signal, message.interface == thermostatInterface else { return false }
-            clientGot.append(message)
-            return true
-        }
-        third.addHandler { message in
-            guard message.kind == .signal, message.interface == thermostatInterface else { return false }
-            thirdGot.append(message)
-            return true
-        }
-        // The third connection asks for these signals (without eavesdropping); the client
-        // adds no match rule at all.
-        try third.addMatch("type='signal',interface='\(thermostatInterface)'")
 
         f.tree.emitSignal(path: thermostatPath, interface: thermostatInterface, name: "Alarm",
                           arguments: [.uint32(3)], destination: f.client.uniqueName)
-        wait(on: f.loop, "the unicast signal") { clientGot.isEmpty }
-        #expect(clientGot.first?.arguments == [.uint32(3)])
-        #expect(clientGot.first?.destination == f.client.uniqueName)
-        #expect(clientGot.first?.member == "Alarm")
+        wait(on: f.loop, "the unicast signal") { clientSignals.messages.isEmpty }
+        #expect(clientSignals.messages.first?.arguments == [.uint32(3)])
+        #expect(clientSignals.messages.first?.destination == f.client.uniqueName)
+        #expect(clientSignals.messages.first?.member == "Alarm")
 
         // A broadcast from the same sender afterwards: the bus keeps one sender's order,
         // so once the third connection has the broadcast it would already have had the
         // unicast signal.
         f.tree.emitSignal(path: thermostatPath, interface: thermostatInterface, name: "Alarm", arguments: [.uint32(4)])
-        wait(on: f.loop, "the broadcast signal") { thirdGot.isEmpty }
-        #expect(thirdGot.map(\.arguments) == [[.uint32(4)]])
-        #expect(thirdGot.first?.destination == nil)
+        wait(on: f.loop, "the broadcast signal") { thirdSignals.messages.isEmpty }
+        #expect(thirdSignals.messages.map(\.arguments) == [[.uint32(4)]])
+        #expect(thirdSignals.messages.first?.destination == nil)
     }
 
     /// One signal sent from many objects to many recipients (a rotation's fan-out, which
@@ -337,35 +343,21 @@ let errorPrefix = "org.freedesktop.DBus.Error."
     @Test func theSameSignalFromManyObjectsKeepsEachPathAndDestination() throws {
         let f = try Fixture()
         defer { f.stop() }
-        let third = try f.bus.connect()
+        let (third, clientSignals, thirdSignals) = try ThermostatSignals.withThirdConnection(f)
         defer { third.close() }
-        third.attach(to: f.loop)
-        var clientGot: [Message] = []
-        var thirdGot: [Message] = []
-        f.client.addHandler { message in
-            guard message.kind == .signal, message.interface == thermostatInterface else { return false }
-            clientGot.append(message)
-            return true
-        }
-        third.addHandler { message in
-            guard message.kind == .signal, message.interface == thermostatInterface else { return false }
-            thirdGot.append(message)
-            return true
-        }
-        try third.addMatch("type='signal',interface='\(thermostatInterface)'")
         let paths = [thermostatPath, "/org/example/Other", "/org/example/Third"]
         for path in paths {
             f.tree.emitSignal(path: path, interface: thermostatInterface, name: "Alarm", arguments: [.uint32(5)],
                               destination: f.client.uniqueName)
         }
         f.tree.emitSignal(path: "/org/example/Broadcast", interface: thermostatInterface, name: "Alarm", arguments: [.uint32(5)])
-        wait(on: f.loop, "the broadcast") { thirdGot.isEmpty }
-        wait(on: f.loop, "the unicast signals") { clientGot.count < paths.count }
-        #expect(clientGot.map(\.path) == paths)
-        #expect(clientGot.allSatisfy { $0.destination == f.client.uniqueName && $0.arguments == [.uint32(5)] && $0.member == "Alarm" })
-        #expect(thirdGot.map(\.path) == ["/org/example/Broadcast"])
-        #expect(thirdGot.first?.destination == nil)
-        #expect(thirdGot.first?.arguments == [.uint32(5)])
+        wait(on: f.loop, "the broadcast") { thirdSignals.messages.isEmpty }
+        wait(on: f.loop, "the unicast signals") { clientSignals.messages.count < paths.count }
+        #expect(clientSignals.messages.map(\.path) == paths)
+        #expect(clientSignals.messages.allSatisfy { $0.destination == f.client.uniqueName && $0.arguments == [.uint32(5)] && $0.member == "Alarm" })
+        #expect(thirdSignals.messages.map(\.path) == ["/org/example/Broadcast"])
+        #expect(thirdSignals.messages.first?.destination == nil)
+        #expect(thirdSignals.messages.first?.arguments == [.uint32(5)])
     }
 
     @Test func blockingCallAgainstAnExporterOnItsOwnThread() throws {
