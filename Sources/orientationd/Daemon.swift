@@ -136,7 +136,9 @@ struct Daemon {
             case .failure(let error):
                 logger.error("SIGHUP: invalid configuration, keeping the previous one: \(error)")
             case .success(let loaded):
-                logger.info("SIGHUP: configuration reloaded from \(configPath)")
+                // The default file is optional: without it, say so rather than name it.
+                let absent = options.configPath == nil && !FileSystem.exists(configPath)
+                logger.info("SIGHUP: configuration reloaded " + (absent ? "(no \(configPath): the defaults)" : "from \(configPath)"))
                 configuration = loaded
                 service?.setTunables(loaded.tunables)
                 let suppressionChanged = suppression.configure(enabled: loaded.laptopModeSuppression)

@@ -96,6 +96,21 @@ import TestSupport
         #expect(fixture.daemon.waitForExit() == 0)
     }
 
+    /// SIGHUP's log line names the file read, or says the defaults are used when the
+    /// default file is absent (as on a machine where it was never installed), rather than
+    /// naming a file that is not there.
+    @Test func sighupSaysWhatItReloaded() throws {
+        let fixture = try DaemonFixture()
+        _ = try fixture.peer()
+        fixture.daemon.signal(SIGHUP)
+        let path = "/etc/orientationd/orientationd.conf"
+        let expected = FileManager.default.fileExists(atPath: path)
+            ? "SIGHUP: configuration reloaded from \(path)" : "SIGHUP: configuration reloaded (no \(path): the defaults)"
+        #expect(waitUntil(seconds: 10) { fixture.daemon.stderr.contains(expected) }, "stderr:\n\(fixture.daemon.stderr)")
+        fixture.daemon.signal(SIGTERM)
+        #expect(fixture.daemon.waitForExit() == 0)
+    }
+
     @Test func losingTheBusIsAnErrorExit() throws {
         var fixture: DaemonFixture? = try DaemonFixture()
         _ = try fixture!.peer()
