@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/auxv.h>
 #include <elf.h>
+#include <sys/pidfd.h>
 
 /* pipe2 needs _GNU_SOURCE, which the Glibc module is not built with. */
 extern int pipe2(int pipefd[2], int flags);

@@ -63,6 +63,11 @@ func system_timerfd_settime(_ fd: Int32, _ spec: inout itimerspec) -> Result<Voi
     timerfd_settime(fd, 0, &spec, nil) < 0 ? .failure(.current) : .success(())
 }
 
+/// A descriptor that becomes readable when the process ends (always close-on-exec).
+func system_pidfd_open(_ pid: pid_t) -> Result<Int32, Errno> {
+    valueOrErrno(pidfd_open(pid, 0))
+}
+
 func system_signalfd(_ mask: inout sigset_t) -> Result<Int32, Errno> {
     valueOrErrno(signalfd(-1, &mask, Int32(SFD_CLOEXEC | SFD_NONBLOCK)))
 }

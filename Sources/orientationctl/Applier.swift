@@ -93,7 +93,15 @@ struct Applier {
         }
     }
 
-    /// Applies one orientation; false when the compositor is gone (follow then exits).
+    /// --exec's command for one orientation, with its placeholders filled in; nil for the
+    /// other targets.
+    func command(for orientation: Orientation, degrees: Int) -> String? {
+        guard case .exec(let template) = target else { return nil }
+        return template.replacing("{orientation}", with: orientation.rawValue).replacing("{degrees}", with: String(degrees))
+    }
+
+    /// Applies one orientation through the compositor (not --exec: see ``command(for:degrees:)``);
+    /// false when the compositor is gone (follow then exits).
     func apply(_ orientation: Orientation, degrees: Int) -> Bool {
         let transform = degrees == 0 ? "normal" : String(degrees)
         switch target {
@@ -101,13 +109,7 @@ struct Applier {
             return run(["output", output, "transform", transform], what: "swaymsg output \(output) transform \(transform)", fatal: true)
         case .wlrRandr:
             return run(["--output", output, "--transform", transform], what: "wlr-randr --output \(output) --transform \(transform)", fatal: false)
-        case .exec(let template):
-            let command = template.replacing("{orientation}", with: orientation.rawValue).replacing("{degrees}", with: String(degrees))
-            guard let (status, _) = Spawn.run("/bin/sh", ["-c", command], capture: false) else {
-                Output.error("cannot run /bin/sh for '\(command)'")
-                return true
-            }
-            if status != 0 { Output.error("'\(command)' failed with exit status \(status)") }
+        case .exec:
             return true
         }
     }

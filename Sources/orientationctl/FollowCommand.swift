@@ -37,7 +37,9 @@ enum FollowCommand {
                 (normal, left-up, bottom-up, right-up) and {degrees} (0, 90,
                 180, 270, counter-clockwise as in the API) substituted. A
                 command that fails is logged with its exit status; follow
-                goes on.
+                goes on. One runs at a time: a change that comes while one
+                runs is run after it (the latest only); follow answers
+                SIGTERM meanwhile, and does not wait for it at exit.
                 """)
     static let output = Option("--output", value: "NAME", help: """
                 The output to turn (default: the built-in panel, eDP-*,
@@ -128,11 +130,37 @@ enum FollowCommand {
             Output.error(describe(error, bus: options.bus))
             return 1
         }
+        // --exec runs its command without holding up the loop: a command that takes long
+        // (or hangs) must not keep follow from SIGTERM or from the bus. One runs at a time;
+        // a change that comes meanwhile is run after it, the latest only.
+        var running: ExitWatch?
+        var queued: String?
+        func run(_ command: String) {
+            guard running == nil else { return queued = command }
+            let pid: pid_t
+            do { pid = try Subprocess.start("/bin/sh", ["-c", command]) } catch {
+                return Output.error("cannot run /bin/sh for '\(command)': \(error)")
+            }
+            func ended(_ status: Int32) {
+                if status != 0 { Output.error("'\(command)' failed with exit status \(status)") }
+                running = nil
+                if let next = queued {
+                    queued = nil
+                    if next != command { run(next) }
+                }
+            }
+            do { running = try ExitWatch(pid: pid, loop: loop) { ended($0) } } catch {
+                // No pidfd (Linux before 5.3): wait for it here.
+                ended(Subprocess.wait(pid))
+            }
+        }
         var applied: Orientation?
         func apply(_ orientation: Orientation) {
             guard orientation != .undefined, orientation != applied, let angle = orientation.angle else { return }
             applied = orientation
-            if !applier.apply(orientation, degrees: (angle + offset) % 360) { loop.quit(1) }
+            let degrees = (angle + offset) % 360
+            if let command = applier.command(for: orientation, degrees: degrees) { return run(command) }
+            if !applier.apply(orientation, degrees: degrees) { loop.quit(1) }
         }
         // --focused-app: the focused process's client decides, the device otherwise.
         var focus: SwayFocus?

@@ -147,6 +147,50 @@ final class HeadlessSway {
                 "\(noSway.stderr)")
     }
 
+    /// --exec's command runs without holding follow up: while one waits (here on a FIFO
+    /// the test opens), the device turns twice, and only the latest is run after it; and
+    /// SIGTERM stops follow at once while a command still waits, status 0. (Run in the
+    /// foreground, a command that hung kept follow from its signals until it ended.)
+    @Test func execCommandsRunOneAtATimeAndDoNotHoldFollowUp() throws {
+        let (fixture, peer) = try DaemonFixture.upright()
+        let record = fixture.bus.directory + "/applied.txt"
+        let gate = fixture.bus.directory + "/gate"
+        #expect(mkfifo(gate, 0o600) == 0)
+        // Held open for reading and writing: opening never blocks, and a line written
+        // lets the command that waits, or the next one, pass.
+        let gateFD = open(gate, O_RDWR | O_CLOEXEC)
+        #expect(gateFD >= 0)
+        let gateHandle = FileHandle(fileDescriptor: gateFD, closeOnDealloc: true)
+        let command = "echo {orientation} >> \(record); read line < \(gate)"
+        let follow = try ChildProcess(product: "orientationctl", arguments: ["--address", fixture.bus.address, "follow", "--exec", command],
+                                      directory: fixture.bus.directory)
+        func lines() -> [String] { ((try? String(contentsOfFile: record, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+        /// Lets the waiting command end.
+        func release() { gateHandle.write(Data("go\n".utf8)) }
+        #expect(waitUntil(seconds: 10) { lines() == ["normal"] }, "\(follow.stderr)")
+        fixture.hold(.leftUp, durationMs: 1000)
+        fixture.hold(.rightUp, durationMs: 1000)
+        // The daemon has announced right-up (to follow too) while the command still waits.
+        #expect(peer.waitUntil(seconds: 10) { (try? peer.managerProperty("Orientation")) == .string("right-up") })
+        release()
+        #expect(waitUntil(seconds: 10) { lines() == ["normal", "right-up"] }, "\(lines()) \(follow.stderr)")
+        #expect(follow.isRunning)
+        // The right-up command waits at the gate: SIGTERM ends follow all the same. (Its
+        // end shows as a zombie: the waiting command holds the descriptor by which
+        // Foundation's Process would learn of it, so it is let go before the status is read.)
+        follow.signal(SIGTERM)
+        func state() -> String? {
+            guard let stat = try? String(contentsOfFile: "/proc/\(follow.pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return nil }
+            return String(stat[stat.index(close, offsetBy: 2)...].prefix(1))
+        }
+        #expect(waitUntil(seconds: 5) { state() == "Z" || !follow.isRunning }, "state \(state() ?? "gone"): \(follow.stderr)")
+        // Every command still waiting is let go (more than one if follow ran them in turn:
+        // the test fails), before follow is waited for.
+        gateHandle.write(Data(String(repeating: "go\n", count: 8).utf8))
+        #expect(follow.waitForExit() == 0, "\(follow.stderr)")
+    }
+
     /// follow --sway with no sway to talk to: one line that names the socket variable and
     /// what it holds, status 1, and none of swaymsg's own complaints (it is asked again
     /// for 2 s, in case sway is still starting).

@@ -55,6 +55,35 @@ import Testing
         pipe.write.close()
         #expect(Subprocess.wait(pid) == 5)
     }
+
+    /// The loop hears of a child's end (reaped, with its status) while it goes on with
+    /// other work; a watch let go before then says nothing and keeps no descriptor.
+    @Test func exitWatchReportsTheEndOnTheLoop() throws {
+        let loop = try EventLoop()
+        let pipe = try FileDescriptor.pipe()
+        let pid = try Subprocess.start("/bin/sh", ["-c", "read line; exit 7"], input: pipe.read.rawValue)
+        pipe.read.close()
+        var status: Int32?
+        let watch = try ExitWatch(pid: pid, loop: loop) { status = $0 }
+        // Still running: the loop has nothing to say within a short wait.
+        #expect(!loop.run(until: MonotonicClock.milliseconds() + 50, while: { status == nil }))
+        pipe.write.close()
+        #expect(loop.run(until: MonotonicClock.milliseconds() + 10_000, while: { status == nil }))
+        #expect(status == 7)
+        #expect(Subprocess.poll(watch.pid) == nil)  // already reaped
+
+        let other = try FileDescriptor.pipe()
+        let second = try Subprocess.start("/bin/sh", ["-c", "read line; exit 0"], input: other.read.rawValue)
+        other.read.close()
+        var called = false
+        var dropped: ExitWatch? = try ExitWatch(pid: second, loop: loop) { _ in called = true }
+        #expect(dropped != nil)
+        dropped = nil
+        other.write.close()
+        #expect(Subprocess.wait(second) == 0)
+        loop.dispatchPending()
+        #expect(!called)
+    }
 }
 
 /// A new file holding `text`.
