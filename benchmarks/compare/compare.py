@@ -29,6 +29,7 @@ import platform
 import random
 import re
 import select
+import shutil
 import signal
 import statistics
 import subprocess
@@ -213,6 +214,9 @@ class Testbed:
         except subprocess.TimeoutExpired:
             pass
         CHILDREN.stop(self.proc)
+        # A helper that was killed, or whose testbed was not finalized, leaves its root
+        # behind (a soak's hundreds of plugs and unplugs left one in /tmp).
+        shutil.rmtree(self.root, ignore_errors=True)
 
 
 class Bus:
