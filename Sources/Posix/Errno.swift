@@ -15,6 +15,7 @@ public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertib
     public static let noDevice = Errno(rawValue: ENODEV)
     public static let invalidArgument = Errno(rawValue: EINVAL)
     public static let badFile = Errno(rawValue: EBADF)
+    public static let notPermitted = Errno(rawValue: EPERM)
 
     /// The C library's message for this error ("No such file or directory").
     public var description: String {

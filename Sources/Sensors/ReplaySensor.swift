@@ -245,7 +245,7 @@ public final class ReplaySensor: SensorBackend {
         do {
             try fd.setNonBlocking()
             try loop.add(fd: fd.rawValue, events: .readable) { [weak self] _ in self?.readStream() }
-        } catch where error == Errno(rawValue: EPERM) {
+        } catch where error == .notPermitted {
             // epoll takes pipes, FIFOs, sockets and terminals, not every device (/dev/null).
             throw SensorError("cannot watch \(what) for lines: it is not a pipe, a FIFO, a terminal or a file")
         } catch {

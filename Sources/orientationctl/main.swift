@@ -30,7 +30,7 @@ func main() -> Int32 {
     var arguments = Array(CommandLine.arguments.dropFirst())
     // Bus options may come before the command; nothing else may.
     var leading: [String] = []
-    let busOptions = [Common.system, Common.session, Common.address].flatMap(\.names)
+    let busOptions = Common.busGroup.options.flatMap(\.names)
     while let first = arguments.first, first.hasPrefix("-") {
         if Common.help.names.contains(first) {
             Output.line(topLevel.help)
