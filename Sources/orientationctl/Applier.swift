@@ -93,25 +93,42 @@ struct Applier {
         }
     }
 
-    /// --exec's command for one orientation, with its placeholders filled in; nil for the
-    /// other targets.
-    func command(for orientation: Orientation, degrees: Int) -> String? {
-        guard case .exec(let template) = target else { return nil }
-        return template.replacing("{orientation}", with: orientation.rawValue).replacing("{degrees}", with: String(degrees))
+    /// One program run to apply an orientation: --exec's command through the shell, or
+    /// the compositor's tool. follow runs it without waiting for it (see FollowCommand).
+    struct Job: Equatable {
+        var path: String
+        var arguments: [String]
+        /// How a failure names it.
+        var what: String
+        /// Its standard output is passed on (--exec's command) or dropped (the tools).
+        var showsOutput: Bool
     }
 
-    /// Applies one orientation through the compositor (not --exec: see ``command(for:degrees:)``);
-    /// false when the compositor is gone (follow then exits).
-    func apply(_ orientation: Orientation, degrees: Int) -> Bool {
+    /// The program that applies one orientation, with --exec's placeholders filled in.
+    func job(for orientation: Orientation, degrees: Int) -> Job {
         let transform = degrees == 0 ? "normal" : String(degrees)
         switch target {
+        case .exec(let template):
+            let command = template.replacing("{orientation}", with: orientation.rawValue).replacing("{degrees}", with: String(degrees))
+            return Job(path: tool, arguments: ["-c", command], what: "'\(command)'", showsOutput: true)
         case .sway:
-            return run(["output", output, "transform", transform], what: "swaymsg output \(output) transform \(transform)", fatal: true)
+            let arguments = ["output", output, "transform", transform]
+            return Job(path: tool, arguments: arguments, what: "swaymsg " + arguments.joined(separator: " "), showsOutput: false)
         case .wlrRandr:
-            return run(["--output", output, "--transform", transform], what: "wlr-randr --output \(output) --transform \(transform)", fatal: false)
-        case .exec:
-            return true
+            let arguments = ["--output", output, "--transform", transform]
+            return Job(path: tool, arguments: arguments, what: "wlr-randr " + arguments.joined(separator: " "), showsOutput: false)
         }
+    }
+
+    /// Says that a job failed; false when follow should stop: sway no longer answers (the
+    /// compositor is gone). A failed --exec command or wlr-randr is only reported.
+    func failed(_ job: Job, status: Int32) -> Bool {
+        if target == .sway, outputs(quiet: true) == nil {
+            Output.error("the compositor is gone (\(job.what) failed and it no longer answers): exiting")
+            return false
+        }
+        Output.error("\(job.what) failed with exit status \(status)")
+        return true
     }
 
     func restore(_ transform: String) {
@@ -120,17 +137,5 @@ struct Applier {
         case .wlrRandr: _ = Spawn.run(tool, ["--output", output, "--transform", transform])
         case .exec: break
         }
-    }
-
-    private func run(_ arguments: [String], what: String, fatal: Bool) -> Bool {
-        guard let (status, _) = Spawn.run(tool, arguments), status == 0 else {
-            if fatal, outputs() == nil {
-                Output.error("the compositor is gone (\(what) failed and it no longer answers): exiting")
-                return false
-            }
-            Output.error("\(what) failed")
-            return true
-        }
-        return true
     }
 }

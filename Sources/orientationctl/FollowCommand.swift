@@ -37,9 +37,7 @@ enum FollowCommand {
                 (normal, left-up, bottom-up, right-up) and {degrees} (0, 90,
                 180, 270, counter-clockwise as in the API) substituted. A
                 command that fails is logged with its exit status; follow
-                goes on. One runs at a time: a change that comes while one
-                runs is run after it (the latest only); follow answers
-                SIGTERM meanwhile, and does not wait for it at exit.
+                goes on.
                 """)
     static let output = Option("--output", value: "NAME", help: """
                 The output to turn (default: the built-in panel, eDP-*,
@@ -74,6 +72,11 @@ enum FollowCommand {
             Transforms (sway-output(5): "the rotation is performed clockwise", of the
             output, so the content turns the other way):
                 normal -> normal, left-up -> 90, bottom-up -> 180, right-up -> 270.
+            Each change is applied by a program (swaymsg, wlr-randr or COMMAND), one at a
+            time: a change that comes while one runs is applied after it (the latest
+            only). follow answers SIGTERM and the bus meanwhile and does not wait for it at
+            exit, so a compositor or a command that hangs does not hang follow (--restore
+            is then skipped, with one line).
             When the compositor goes away (its IPC fails), follow exits with status 1 and
             says so; start it again with the compositor (sway's 'exec' does).
             Exit status: 0 when interrupted, 1 on an error, 2 on a usage error.
@@ -130,26 +133,32 @@ enum FollowCommand {
             Output.error(describe(error, bus: options.bus))
             return 1
         }
-        // --exec runs its command without holding up the loop: a command that takes long
-        // (or hangs) must not keep follow from SIGTERM or from the bus. One runs at a time;
-        // a change that comes meanwhile is run after it, the latest only.
-        var running: ExitWatch?
-        var queued: String?
-        func run(_ command: String) {
-            guard running == nil else { return queued = command }
+        // Each orientation is applied by a program (--exec's command, swaymsg, wlr-randr)
+        // that runs without holding up the loop: one that takes long or hangs (a
+        // compositor that no longer answers) must not keep follow from SIGTERM or from
+        // the bus. One runs at a time; a change that comes meanwhile is applied after it,
+        // the latest only.
+        var running: (job: Applier.Job, watch: ExitWatch)?
+        var queued: Applier.Job?
+        let devNull = try? FileDescriptor.open("/dev/null", .writeOnly)
+        defer { devNull?.close() }
+        func run(_ job: Applier.Job) {
+            guard running == nil else { return queued = job }
             let pid: pid_t
-            do { pid = try Subprocess.start("/bin/sh", ["-c", command]) } catch {
-                return Output.error("cannot run /bin/sh for '\(command)': \(error)")
+            do {
+                pid = try Subprocess.start(job.path, job.arguments, output: job.showsOutput ? nil : devNull?.rawValue)
+            } catch {
+                return Output.error("cannot run \(job.path) for \(job.what): \(error)")
             }
             func ended(_ status: Int32) {
-                if status != 0 { Output.error("'\(command)' failed with exit status \(status)") }
                 running = nil
+                if status != 0, !applier.failed(job, status: status) { return loop.quit(1) }
                 if let next = queued {
                     queued = nil
-                    if next != command { run(next) }
+                    if next != job { run(next) }
                 }
             }
-            do { running = try ExitWatch(pid: pid, loop: loop) { ended($0) } } catch {
+            do { running = (job, try ExitWatch(pid: pid, loop: loop) { ended($0) }) } catch {
                 // No pidfd (Linux before 5.3): wait for it here.
                 ended(Subprocess.wait(pid))
             }
@@ -158,9 +167,7 @@ enum FollowCommand {
         func apply(_ orientation: Orientation) {
             guard orientation != .undefined, orientation != applied, let angle = orientation.angle else { return }
             applied = orientation
-            let degrees = (angle + offset) % 360
-            if let command = applier.command(for: orientation, degrees: degrees) { return run(command) }
-            if !applier.apply(orientation, degrees: degrees) { loop.quit(1) }
+            run(applier.job(for: orientation, degrees: (angle + offset) % 360))
         }
         // --focused-app: the focused process's client decides, the device otherwise.
         var focus: SwayFocus?
@@ -199,7 +206,15 @@ enum FollowCommand {
         let status = loop.run()
         focus?.close()
         client.close()
-        if let initial, status == 0 { applier.restore(initial) }
+        if let initial, status == 0 {
+            // A tool that has not ended is a compositor that does not answer: asking it
+            // again would hang follow's exit too.
+            if let running {
+                Output.error("transform not restored: \(running.job.what) has not ended")
+            } else {
+                applier.restore(initial)
+            }
+        }
         return status
     }
 }

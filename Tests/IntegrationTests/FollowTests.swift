@@ -35,9 +35,31 @@ final class HeadlessSway {
     deinit { stop() }
 
     func stop() {
+        thaw()
         process.signal(SIGTERM)
         _ = waitUntil(seconds: 10) { !process.isRunning }
     }
+
+    /// Stops sway (SIGSTOP): it still accepts IPC connections but answers nothing, as
+    /// a compositor that hangs.
+    func freeze() throws {
+        // The socket is sway-ipc.UID.PID.sock.
+        let parts = (socket as NSString).lastPathComponent.split(separator: ".")
+        guard parts.count == 4, let pid = pid_t(parts[2]) else { throw TestFailure("no process ID in \(socket)") }
+        frozen = pid
+        kill(pid, SIGSTOP)
+    }
+
+    /// Lets a frozen sway go on. runuser stopped itself when sway stopped (as su does,
+    /// for job control), so it is continued too.
+    func thaw() {
+        guard let frozen else { return }
+        kill(frozen, SIGCONT)
+        process.signal(SIGCONT)
+        self.frozen = nil
+    }
+
+    private var frozen: pid_t?
 
     func swaymsg(_ arguments: [String]) -> String {
         (try? ExternalCommand.run("/usr/bin/swaymsg", arguments, directory: runtime, environment: ["SWAYSOCK": socket]).stdout) ?? ""
@@ -184,16 +206,54 @@ final class HeadlessSway {
         // end shows as a zombie: the waiting command holds the descriptor by which
         // Foundation's Process would learn of it, so it is let go before the status is read.)
         follow.signal(SIGTERM)
-        func state() -> String? {
-            guard let stat = try? String(contentsOfFile: "/proc/\(follow.pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return nil }
-            return String(stat[stat.index(close, offsetBy: 2)...].prefix(1))
-        }
-        #expect(waitUntil(seconds: 5) { state() == "Z" || !follow.isRunning }, "state \(state() ?? "gone"): \(follow.stderr)")
+        #expect(waitUntil(seconds: 5) { Self.hasEnded(follow) }, "state \(Self.state(follow) ?? "gone"): \(follow.stderr)")
         // Every command still waiting is let go (more than one if follow ran them in turn:
         // the test fails), before follow is waited for.
         gateHandle.write(Data(String(repeating: "go\n", count: 8).utf8))
         #expect(follow.waitForExit() == 0, "\(follow.stderr)")
+    }
+
+    /// The process's state letter from /proc (R, S, Z...); nil once it is reaped.
+    static func state(_ process: ChildProcess) -> String? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        return String(stat[stat.index(close, offsetBy: 2)...].prefix(1))
+    }
+
+    /// Ended: reaped, or a zombie (a child it left still holds the descriptor by which
+    /// Foundation's Process would learn of its end).
+    static func hasEnded(_ process: ChildProcess) -> Bool { state(process) == "Z" || !process.isRunning }
+
+    /// A compositor that stops answering (sway stopped with SIGSTOP: swaymsg connects and
+    /// then waits for a reply that does not come) does not hold follow up: SIGTERM still
+    /// ends it at once, status 0, and says the transform is not restored. (Run in the
+    /// foreground, swaymsg kept follow from its signals until sway answered.)
+    @Test func aCompositorThatHangsDoesNotHoldFollowUp() throws {
+        let sway = try HeadlessSway()
+        // Not follow's first transform: its being set says follow has started.
+        _ = sway.swaymsg(["output", "HEADLESS-1", "transform", "180"])
+        let (fixture, peer) = try DaemonFixture.upright()
+        let follow = try ChildProcess(product: "orientationctl",
+                                      arguments: ["--address", fixture.bus.address, "follow", "--sway", "--restore"],
+                                      directory: fixture.bus.directory, environment: sway.environment)
+        #expect(waitUntil(seconds: 10) { sway.transform() == "normal" }, "\(follow.stderr)")
+        try sway.freeze()
+        defer { sway.stop() }
+        fixture.hold(.leftUp, durationMs: 1000)
+        #expect(peer.waitUntil(seconds: 10) { (try? peer.managerProperty("Orientation")) == .string("left-up") },
+                "\(fixture.daemon.stderr)\n\(follow.stderr)")
+        func swaymsgRuns() -> Bool {
+            let children = (try? String(contentsOfFile: "/proc/\(follow.pid)/task/\(follow.pid)/children", encoding: .utf8)) ?? ""
+            return children.split(separator: " ").contains { pid in
+                ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "") == "swaymsg\n"
+            }
+        }
+        #expect(waitUntil(seconds: 10) { swaymsgRuns() }, "\(follow.stderr)")
+        follow.signal(SIGTERM)
+        #expect(waitUntil(seconds: 5) { Self.hasEnded(follow) }, "state \(Self.state(follow) ?? "gone"): \(follow.stderr)")
+        sway.thaw()
+        #expect(follow.waitForExit() == 0, "\(follow.stderr)")
+        #expect(follow.stderr.contains("transform not restored: swaymsg output HEADLESS-1 transform 90 has not ended"), "\(follow.stderr)")
     }
 
     /// follow --sway with no sway to talk to: one line that names the socket variable and
