@@ -3,11 +3,19 @@ import Posix
 
 /// Line output that is written at once (monitor output is read live through pipes).
 enum Output {
-    static func line(_ text: String) { write(1, text + "\n") }
-    static func error(_ text: String) { write(2, "orientationctl: " + text + "\n") }
+    static func line(_ text: String) { standardOutput(Array((text + "\n").utf8)) }
+    static func error(_ text: String) { try? FileDescriptor.standardError.writeAll("orientationctl: " + text + "\n") }
 
     /// One write(2) where it fits: unbuffered, so a reader sees each line as it happens.
-    private static func write(_ fd: Int32, _ text: String) { try? FileDescriptor(borrowing: fd).writeAll(text) }
+    /// Output that cannot be written (a full disk, /dev/full) ends the program with one
+    /// line and status 1, as coreutils do: output lost without a word would pass for
+    /// complete. (A closed pipe ends it by SIGPIPE first, as it ends `yes | head`.)
+    static func standardOutput(_ bytes: [UInt8]) {
+        do { try FileDescriptor.standardOutput.writeAll(bytes) } catch {
+            Output.error("cannot write standard output: \(error)")
+            exit(1)
+        }
+    }
 
     /// Local wall-clock time as HH:MM:SS.mmm, for people reading a monitor.
     static func clock() -> String {

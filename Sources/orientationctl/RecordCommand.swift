@@ -38,8 +38,10 @@ enum RecordCommand {
         footer: """
             Run it as root, as the daemon runs: device nodes and IIO attributes usually
             belong to root. While the daemon holds an IIO buffer, the same device is
-            polled instead. Exit status: 0 after recording, 1 when no accelerometer can
-            be read, 2 on a usage error.
+            polled instead. A line that cannot be written (a full disk) stops the
+            recording with one line. Exit status: 0 after recording, 1 when no
+            accelerometer can be read or the trace cannot be written, 2 on a usage
+            error.
             """)
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -85,7 +87,22 @@ enum RecordCommand {
         }
         let fd = output.rawValue
         defer { withExtendedLifetime(output) {} }
-        ReplayCommand.writeAll(fd, "# orientationctl record: \(sensor.name) (\(sensor.kind.rawValue)); t_ms,x,y,z in m/s^2\n")
+        // A line that cannot be written (a full disk, a closed pipe) stops the recording
+        // with one line: a trace silently cut short would pass for a whole one.
+        var writeFailed = false
+        func write(_ fd: Int32, _ text: String, to path: String?) -> Bool {
+            guard !writeFailed else { return false }
+            do { try FileDescriptor(borrowing: fd).writeAll(text) } catch {
+                writeFailed = true
+                Output.error("cannot write \(path.map { "'\($0)'" } ?? "standard output"): \(error): recording stopped")
+                loop.quit(1)
+                return false
+            }
+            return true
+        }
+        guard write(fd, "# orientationctl record: \(sensor.name) (\(sensor.kind.rawValue)); t_ms,x,y,z in m/s^2\n", to: outputPath) else {
+            return 1
+        }
         var first: Int64?
         var count = 0
         monitor.onChange = { [weak loop] replacement in
@@ -95,13 +112,15 @@ enum RecordCommand {
         }
         var gyroOutput: FileDescriptor?
         var gyroCount = 0
+        var gyroPath = ""
         if let outputPath, let gyroName = sensor.gyroscopeName {
             let path = ReplaySensor.gyroscopePath(beside: outputPath)
+            gyroPath = path
             let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
             _ = mkdir(directory, 0o755)
             do {
                 let fd = try FileDescriptor.open(path, [.writeOnly, .create, .truncate])
-                ReplayCommand.writeAll(fd.rawValue, "# orientationctl record: \(gyroName); t_ms,x,y,z in rad/s\n")
+                guard write(fd.rawValue, "# orientationctl record: \(gyroName); t_ms,x,y,z in rad/s\n", to: path) else { return 1 }
                 gyroOutput = fd
             } catch {
                 Output.error("cannot write '\(path)': \(error); the gyroscope is not recorded")
@@ -111,8 +130,9 @@ enum RecordCommand {
             try sensor.start { sample in
                 let t0 = first ?? sample.timeMs
                 first = t0
-                count += 1
-                ReplayCommand.writeAll(fd, "\(sample.timeMs - t0),\(number(sample.x)),\(number(sample.y)),\(number(sample.z))\n")
+                if write(fd, "\(sample.timeMs - t0),\(number(sample.x)),\(number(sample.y)),\(number(sample.z))\n", to: outputPath) {
+                    count += 1
+                }
             }
         } catch {
             Output.error("cannot read \(sensor.name): \(error)")
@@ -122,8 +142,9 @@ enum RecordCommand {
             sensor.startGyroscope { rate in
                 let t0 = first ?? rate.timeMs
                 first = t0
-                gyroCount += 1
-                ReplayCommand.writeAll(gyroFd, "\(rate.timeMs - t0),\(number(rate.x)),\(number(rate.y)),\(number(rate.z))\n")
+                if write(gyroFd, "\(rate.timeMs - t0),\(number(rate.x)),\(number(rate.y)),\(number(rate.z))\n", to: gyroPath) {
+                    gyroCount += 1
+                }
             }
         }
         var stopTimer: Posix.Timer?

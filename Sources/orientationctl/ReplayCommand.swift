@@ -145,7 +145,7 @@ enum ReplayCommand {
         let parsed: Parsed
         do { parsed = try command.parse(arguments) } catch { return usageError(error.message) }
         if parsed.has(help) {
-            writeAll(1, helpText)
+            Output.standardOutput(Array(helpText.utf8))
             return 0
         }
         let configPath = parsed.value(config)
@@ -330,7 +330,7 @@ enum ReplayCommand {
         }
 
         mutating func flush() {
-            try? FileDescriptor.standardOutput.writeAll(bytes)
+            Output.standardOutput(bytes)
             bytes.removeAll(keepingCapacity: true)
         }
     }

@@ -52,6 +52,21 @@ import TestSupport
 
     /// Every subcommand answers --help with its own usage (exit 0), and every usage error
     /// exits 2.
+    /// Output that cannot be written (standard output on /dev/full: every write fails
+    /// with ENOSPC) is one line and status 1, never a cut-short result with status 0.
+    @Test(arguments: [
+        ["orientationd", "--bus-introspect"], ["orientationd", "--help"], ["orientationctl", "--help"],
+        ["orientationctl", "replay", "--help"], ["orientationctl", "replay", repositoryRoot + "/examples/traces/quarter-turn.csv"],
+    ])
+    func outputThatCannotBeWrittenIsAnError(command: [String]) throws {
+        let program = SanitizerRun.executable(for: command[0])
+        let result = try ChildProcess.run(product: "/bin/sh", arguments: ["-c", "exec \"$0\" \"$@\" > /dev/full", program] + command.dropFirst(),
+                                          directory: directory)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr == "\(command[0]): \(command[0] == "orientationd" ? "error: " : "")cannot write standard output: No space left on device\n",
+                "\(result.stderr)")
+    }
+
     @Test func everySubcommandHasHelpAndUsageErrorsExitTwo() throws {
         let directory = try makeTemporaryDirectory(prefix: "orientationctl-help")
         for command in ["get", "monitor", "lock", "unlock", "replay", "record", "follow"] {

@@ -50,6 +50,18 @@ import TestSupport
         #expect(replay.status == 0 && replay.stdout.contains("fused with the gyroscope"), "\(replay.stdout)\n\(replay.stderr)")
     }
 
+    /// A trace that cannot be written (here /dev/full: every write fails with ENOSPC) is
+    /// one clear line and status 1, never "recorded" with the samples lost.
+    @Test func aTraceThatCannotBeWrittenStopsTheRecording() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
+        let record = try ChildProcess.run(product: "orientationctl", arguments: ["record", "--seconds", "0.6", "--output", "/dev/full"],
+                                          directory: fixture.bus.directory, environment: fixture.testbed.environment)
+        #expect(record.status == 1, "\(record.stderr)")
+        #expect(record.stderr.contains("cannot write '/dev/full': No space left on device: recording stopped"), "\(record.stderr)")
+        #expect(!record.stderr.contains("recorded"), "\(record.stderr)")
+    }
+
     @Test func noAccelerometerIsAClearError() throws {
         let fixture = try SensorDaemonFixture()
         let record = try ChildProcess.run(product: "orientationctl", arguments: ["record", "--seconds", "1"],
