@@ -26,4 +26,5 @@ static inline unsigned long clinux_eviocgname(unsigned int len) { return EVIOCGN
 static inline unsigned long clinux_eviocgbit(unsigned int ev, unsigned int len) { return EVIOCGBIT(ev, len); }
 static inline unsigned long clinux_eviocgprop(unsigned int len) { return EVIOCGPROP(len); }
 static inline unsigned long clinux_eviocgsw(unsigned int len) { return EVIOCGSW(len); }
+static inline unsigned long clinux_eviocsclockid(void) { return EVIOCSCLOCKID; }
 #endif

@@ -73,8 +73,8 @@ final class EvdevProximitySensor: AuxiliarySensor {
     private func events(_ chunk: ArraySlice<UInt8>) {
         let (events, leftover) = EvdevFrameAssembler.events(in: chunk)
         if leftover != 0 { onProblem?(SensorError("\(identity.name): \(leftover) trailing bytes do not make an input event: dropped")) }
-        for (type, code, value) in events where type == Self.evSw && code == Self.swFrontProximity {
-            onReading?(.proximity(near: value != 0))
+        for event in events where event.type == Self.evSw && event.code == Self.swFrontProximity {
+            onReading?(.proximity(near: event.value != 0))
         }
     }
 }

@@ -43,19 +43,45 @@ public struct EvdevFrameAssembler: Sendable {
         }
     }
 
-    /// Splits raw bytes read from an evdev node into (type, code, value) events; the
-    /// count of trailing bytes that do not make a whole event comes back too.
-    public static func events(in bytes: some RandomAccessCollection<UInt8>) -> (events: [(UInt16, UInt16, Int32)], leftover: Int) {
+    /// One `struct input_event`: its type, code and value, and its time (the clock the
+    /// reader chose with EVIOCSCLOCKID; CLOCK_REALTIME unless it chose) in nanoseconds.
+    public struct Event: Equatable, Sendable {
+        public var type: UInt16
+        public var code: UInt16
+        public var value: Int32
+        public var timeNs: Int64
+
+        public init(type: UInt16, code: UInt16, value: Int32, timeNs: Int64 = 0) {
+            self.type = type
+            self.code = code
+            self.value = value
+            self.timeNs = timeNs
+        }
+    }
+
+    /// Splits raw bytes read from an evdev node into events; the count of trailing bytes
+    /// that do not make a whole event comes back too. (The layout is the machine's own:
+    /// a timeval of two longs, then type, code and value, little-endian.)
+    public static func events(in bytes: some RandomAccessCollection<UInt8>) -> (events: [Event], leftover: Int) {
         let array = Array(bytes)
         let size = eventSize
-        var events: [(UInt16, UInt16, Int32)] = []
+        let half = (size - 8) / 2
+        /// The signed little-endian integer of `count` bytes at `start`.
+        func integer(_ start: Int, _ count: Int) -> Int64 {
+            var raw: UInt64 = 0
+            for k in 0..<count { raw |= UInt64(array[start + k]) << (8 * UInt64(k)) }
+            let unused = UInt64(64 - 8 * count)
+            return Int64(bitPattern: raw << unused) >> Int64(unused)
+        }
+        var events: [Event] = []
         var offset = 0
         while offset + size <= array.count {
             let base = offset + size - 8
-            let type = UInt16(array[base]) | UInt16(array[base + 1]) << 8
-            let code = UInt16(array[base + 2]) | UInt16(array[base + 3]) << 8
-            let raw = UInt32(array[base + 4]) | UInt32(array[base + 5]) << 8 | UInt32(array[base + 6]) << 16 | UInt32(array[base + 7]) << 24
-            events.append((type, code, Int32(bitPattern: raw)))
+            let seconds = integer(offset, half), microseconds = integer(offset + half, half)
+            let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+            events.append(Event(type: UInt16(integer(base, 2) & 0xffff), code: UInt16(integer(base + 2, 2) & 0xffff),
+                                value: Int32(truncatingIfNeeded: integer(base + 4, 4)),
+                                timeNs: overflow ? 0 : product &+ microseconds &* 1000))
             offset += size
         }
         return (events, array.count - offset)
@@ -80,6 +106,12 @@ public final class EvdevSensor: SensorBackend {
     private let environment: SensorEnvironment
     private let node: DeviceNode
     private var assembler = EvdevFrameAssembler()
+    /// Frames keep the times the kernel gave their SYN_REPORT: several read at once (a
+    /// busy daemon) are not several readings of one instant.
+    private var clock = FrameClock(periodMs: nil, timestampsAreMonotonic: true, spreadsFrames: false)
+    /// Whether the node stamps events with CLOCK_MONOTONIC (EVIOCSCLOCKID); otherwise its
+    /// CLOCK_REALTIME stamps are moved onto the monotonic clock as they are read.
+    private var eventsAreMonotonic = false
     private var handler: ((Sample) -> Void)?
     private var latest: Sample?
     private var problems = ProblemLog()
@@ -147,6 +179,11 @@ public final class EvdevSensor: SensorBackend {
             vanished("cannot open \(devnode): \(error)")
             throw SensorError("\(name): cannot open \(devnode): \(error)")
         }
+        var monotonic = CLOCK_MONOTONIC
+        eventsAreMonotonic = node.descriptor.map { fd in
+            withUnsafeMutableBytes(of: &monotonic) { raw in (try? fd.ioctl(UInt(clinux_eviocsclockid()), raw.baseAddress!)) != nil }
+        } ?? false
+        clock = FrameClock(periodMs: nil, timestampsAreMonotonic: true, spreadsFrames: false)
         // The current axis values, for a reading before Start returns.
         if let fd = node.descriptor, let values = currentAxes(fd) {
             assembler.axes = values
@@ -193,13 +230,16 @@ public final class EvdevSensor: SensorBackend {
         if leftover != 0 {
             problems.report("\(name): \(leftover) trailing bytes do not make an input event: dropped", logger: environment.logger)
         }
-        for (type, code, value) in events {
-            switch assembler.feed(type: type, code: code, value: value) {
+        // Realtime stamps onto the monotonic clock, by the two clocks' difference now.
+        let nowNs = MonotonicClock.nanoseconds()
+        var realtime = timespec()
+        clock_gettime(CLOCK_REALTIME, &realtime)
+        let shiftNs = eventsAreMonotonic ? 0 : Int64(realtime.tv_sec) &* 1_000_000_000 &+ Int64(realtime.tv_nsec) &- nowNs
+        var frames: [(axes: [Int32], timeNs: Int64)] = []
+        for event in events {
+            switch assembler.feed(type: event.type, code: event.code, value: event.value) {
             case .frame(let axes)?:
-                if let sample = sample(axes) {
-                    latest = sample
-                    handler?(sample)
-                }
+                frames.append((axes, event.timeNs &- shiftNs))
             case .dropped?:
                 environment.logger.debug("\(name): events dropped by the kernel (SYN_DROPPED): resynchronising")
                 if let fd = node.descriptor, let values = currentAxes(fd) { assembler.axes = values }
@@ -207,9 +247,17 @@ public final class EvdevSensor: SensorBackend {
                 break
             }
         }
+        guard !frames.isEmpty else { return }
+        let (stamps, _) = clock.stamps(readAtMs: nowNs / 1_000_000, timestampsNs: frames.map(\.timeNs))
+        for (frame, stamp) in zip(frames, stamps) {
+            if let sample = sample(frame.axes, at: stamp) {
+                latest = sample
+                handler?(sample)
+            }
+        }
     }
 
-    private func sample(_ axes: [Int32]) -> Sample? {
+    private func sample(_ axes: [Int32], at timeMs: Int64 = MonotonicClock.milliseconds()) -> Sample? {
         let x = Double(axes[0]) * scale[0], y = Double(axes[1]) * scale[1], z = Double(axes[2]) * scale[2]
         guard [x, y, z].allSatisfy({ abs($0) <= IIOCalibration.plausibleLimit }) else {
             problems.report("\(name): reading \(axes) is out of range: dropped", logger: environment.logger)
@@ -217,7 +265,7 @@ public final class EvdevSensor: SensorBackend {
         }
         problems.clear()
         let oriented = matrix.apply(x: x, y: y, z: z)
-        return Sample(timeMs: MonotonicClock.milliseconds(), x: oriented.x, y: oriented.y, z: oriented.z)
+        return Sample(timeMs: timeMs, x: oriented.x, y: oriented.y, z: oriented.z)
     }
 
     private func vanished(_ why: String) {

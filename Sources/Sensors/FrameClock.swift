@@ -12,7 +12,10 @@
 /// - otherwise the last frame is stamped with the read's time and each earlier one a
 ///   sampling period before it (the period of the rate the device was set to, else the
 ///   time since the previous read shared among the frames), never before the previous
-///   read's last frame.
+///   read's last frame. A device that sends on change (evdev) has neither: there every
+///   frame without a believable timestamp takes the read's time.
+///
+/// evdev's input events carry their own timestamps too; the same rules apply to them.
 struct FrameClock: Sendable {
     /// A buffer longer than this behind the read is not believed: 16 frames at 10 Hz.
     static let maxBacklogMs: Int64 = 2000
@@ -21,12 +24,17 @@ struct FrameClock: Sendable {
     let periodMs: Double?
     /// Whether the timestamp channel counts CLOCK_MONOTONIC.
     let timestampsAreMonotonic: Bool
+    /// Whether frames without believable timestamps are spread back from the read (a
+    /// device that samples at a rate) or all take the read's time (one that sends on
+    /// change, whose previous read may be minutes ago).
+    let spreadsFrames: Bool
     /// The last stamp given.
     private(set) var lastMs: Int64?
 
-    init(periodMs: Double?, timestampsAreMonotonic: Bool) {
+    init(periodMs: Double?, timestampsAreMonotonic: Bool, spreadsFrames: Bool = true) {
         self.periodMs = periodMs.flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
         self.timestampsAreMonotonic = timestampsAreMonotonic
+        self.spreadsFrames = spreadsFrames
     }
 
     /// The stamps of `timestampsNs.count` frames read at `nowMs`; `timestampsNs` holds
@@ -52,7 +60,9 @@ struct FrameClock: Sendable {
             }
         }
         let period: Double
-        if let periodMs {
+        if !spreadsFrames {
+            period = 0
+        } else if let periodMs {
             period = periodMs
         } else if let lastMs, nowMs > lastMs {
             period = Double(nowMs - lastMs) / Double(count)

@@ -70,9 +70,9 @@ public final class TabletModeSwitch {
 
     private func readable(_ events: IOEvents) {
         let (end, _) = node.drain(chunkSize: EvdevFrameAssembler.eventSize * 32) { chunk in
-            for (type, code, value) in EvdevFrameAssembler.events(in: chunk).events
-            where type == Self.evSw && code == Self.swTabletMode {
-                let tablet = value != 0
+            for event in EvdevFrameAssembler.events(in: chunk).events
+            where event.type == Self.evSw && event.code == Self.swTabletMode {
+                let tablet = event.value != 0
                 if tablet != tabletMode { logger.debug("\(name): \(tablet ? "tablet" : "laptop") mode") }
                 tabletMode = tablet
             }

@@ -50,6 +50,33 @@ import TestSupport
         #expect(replay.status == 0 && replay.stdout.contains("fused with the gyroscope"), "\(replay.stdout)\n\(replay.stderr)")
     }
 
+    /// evdev frames read together (a busy reader) keep the times the kernel stamped them
+    /// with (CLOCK_REALTIME, the default, moved onto the monotonic clock): five frames
+    /// 20 ms apart, written at once, are recorded 20 ms apart, not at one instant.
+    @Test func evdevFramesReadTogetherKeepTheirOwnTimes() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.inputParent())
+        try fixture.testbed.add(FakeDevice.inputEvent())
+        let output = fixture.bus.directory + "/trace.csv"
+        let record = try ChildProcess(product: "orientationctl", arguments: ["record", "--output", output],
+                                      directory: fixture.bus.directory, environment: fixture.testbed.environment)
+        #expect(waitUntil(seconds: 10) { record.stderr.contains("using") }, "\(record.stderr)")
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let nowNs = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+        let frames = (0..<5).flatMap { k in FakeDevice.inputFrame(0, -1000, Int32(k), timeNs: nowNs - Int64(4 - k) * 20_000_000) }
+        try fixture.testbed.writeNode(FakeDevice.eventNode, frames)
+        func lines() -> [[Double]] {
+            ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n").dropFirst()
+                .map { $0.split(separator: ",").compactMap { Double($0) } }
+        }
+        #expect(waitUntil(seconds: 10) { lines().count >= 5 }, "\(lines()) \(record.stderr)")
+        record.signal(SIGTERM)
+        #expect(record.waitForExit() == 0, "\(record.stderr)")
+        let times = lines().suffix(5).map { $0[0] }
+        #expect(zip(times, times.dropFirst()).allSatisfy { abs($1 - $0 - 20) <= 1 }, "\(lines())")
+    }
+
     /// A trace that cannot be written (here /dev/full: every write fails with ENOSPC) is
     /// one clear line and status 1, never "recorded" with the samples lost.
     @Test func aTraceThatCannotBeWrittenStopsTheRecording() throws {

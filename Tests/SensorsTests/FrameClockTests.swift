@@ -41,4 +41,15 @@ struct FrameClockTests {
         _ = slow.stamps(readAtMs: 1000, timestampsNs: [nil])
         #expect(slow.stamps(readAtMs: 1050, timestampsNs: [nil, nil, nil]).stamps == [1000, 1000, 1050])
     }
+
+    @Test("a device that sends on change: frames without believable times take the read's time")
+    func onChangeFramesTakeTheReadsTime() {
+        var clock = FrameClock(periodMs: nil, timestampsAreMonotonic: true, spreadsFrames: false)
+        _ = clock.stamps(readAtMs: 1000, timestampsNs: [nil])
+        // Minutes later, three frames with times from before the backlog limit.
+        let (stamps, believed) = clock.stamps(readAtMs: 200_000, timestampsNs: [0, 1, 2])
+        #expect(stamps == [200_000, 200_000, 200_000] && !believed)
+        // Believable ones are kept.
+        #expect(clock.stamps(readAtMs: 200_100, timestampsNs: [200_060_000_000, 200_080_000_000]).stamps == [200_060, 200_080])
+    }
 }

@@ -211,9 +211,19 @@ import Testing
         #expect(events.count == 4 && leftover == 3)
         var a = EvdevFrameAssembler()
         var frames: [EvdevFrameAssembler.Output] = []
-        for (t, c, v) in events { if let out = a.feed(type: t, code: c, value: v) { frames.append(out) } }
+        for e in events { if let out = a.feed(type: e.type, code: e.code, value: e.value) { frames.append(out) } }
         #expect(frames == [.frame([100, -1000, 0])])
         #expect(a.axes == [100, -1000, 5])
+    }
+
+    /// The event's time: seconds and microseconds, the two longs before its type.
+    @Test func eventsCarryTheirTime() {
+        func le(_ n: Int64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: n >> (8 * $0)) } }
+        let timed = le(1_700_000_000) + le(250_000) + Array(event(0, 0, 0).suffix(8))
+        let negative = le(-2) + le(500_000) + Array(event(3, 1, -1).suffix(8))
+        let (events, _) = EvdevFrameAssembler.events(in: timed + negative)
+        #expect(events == [EvdevFrameAssembler.Event(type: 0, code: 0, value: 0, timeNs: 1_700_000_000_250_000_000),
+                           EvdevFrameAssembler.Event(type: 3, code: 1, value: -1, timeNs: -1_500_000_000)])
     }
 
     @Test func dropsUntilNextReportAfterSynDropped() {

@@ -304,14 +304,18 @@ extension FakeDevice {
     }
 
     /// struct input_event bytes (64-bit: 16 bytes of time, type, code, value).
-    static func inputEvent(_ type: UInt16, _ code: UInt16, _ value: Int32) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: 16)
+    /// One `struct input_event` (64-bit layout), stamped `timeNs` (the kernel's
+    /// CLOCK_REALTIME unless the reader chose another clock).
+    static func inputEvent(_ type: UInt16, _ code: UInt16, _ value: Int32, timeNs: Int64 = 0) -> [UInt8] {
+        func le(_ n: Int64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: n >> (8 * $0)) } }
+        var bytes = le(timeNs / 1_000_000_000) + le(timeNs % 1_000_000_000 / 1000)
         bytes += [UInt8(type & 0xff), UInt8(type >> 8), UInt8(code & 0xff), UInt8(code >> 8)]
         let v = UInt32(bitPattern: value)
         return bytes + [UInt8(v & 0xff), UInt8(v >> 8 & 0xff), UInt8(v >> 16 & 0xff), UInt8(v >> 24)]
     }
 
-    static func inputFrame(_ x: Int32, _ y: Int32, _ z: Int32) -> [UInt8] {
-        inputEvent(3, 0, x) + inputEvent(3, 1, y) + inputEvent(3, 2, z) + inputEvent(0, 0, 0)
+    static func inputFrame(_ x: Int32, _ y: Int32, _ z: Int32, timeNs: Int64 = 0) -> [UInt8] {
+        inputEvent(3, 0, x, timeNs: timeNs) + inputEvent(3, 1, y, timeNs: timeNs) + inputEvent(3, 2, z, timeNs: timeNs)
+            + inputEvent(0, 0, 0, timeNs: timeNs)
     }
 }
