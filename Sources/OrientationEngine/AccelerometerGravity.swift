@@ -160,8 +160,12 @@ struct AccelerometerGravity: GravityEstimator {
         strideFilter.update(a, dtMs: dt)
         // The linear acceleration that carries the device, for the pick-up's gates: a
         // knock or the hand's stop (one or two readings, 10–20 ms) is averaged away; a
-        // stride's landing, a bounce or a shove, tens of ms and more, is not.
-        estimate.meanLengthError += (abs(error) - estimate.meanLengthError) * lengthGain(dtMs: dt)
+        // stride's landing, a bounce or a shove, tens of ms and more, is not. A reading
+        // counts for no more than the filter's time, however long since the one before: a
+        // sparse sensor's reading is one instant too (at 25 Hz a knock read alone had
+        // counted at 0.8, a jolt that ended the pick-up its 100 Hz twin is averaged from).
+        let lengthDt = min(dt, lengthGain.timeConstantMs)
+        estimate.meanLengthError += (abs(error) - estimate.meanLengthError) * lengthGain(dtMs: lengthDt)
         let lasting = estimate.meanLengthError / accelerationGate
         // Only a reading beyond calm can hold it (one within leaves the peak to decay as it
         // would): most readings cost no more than this comparison.

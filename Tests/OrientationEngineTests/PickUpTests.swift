@@ -14,15 +14,17 @@ struct PickUpTests {
     /// rest), then held still. When right-up is first reported, counted from the turn's
     /// end (1.8 s); nil if never. `length`, if given, replaces the lengths of the readings
     /// while shaken (in g, from the time since the turn's end); `turnLength` is the length
-    /// of the turn's readings (in g).
-    func placed(stillBefore: Bool, tunables: EngineTunables = .default,
+    /// of the turn's readings (in g); `periodMs` the time between readings (the shaking
+    /// turns at every reading).
+    func placed(stillBefore: Bool, tunables: EngineTunables = .default, periodMs: Int64 = 10,
                 delivery: SensorDelivery = .stream, theta: Double = 10, shakeDeg: Double = 20,
                 lengths: (Double, Double) = (1.1, 0.9), length: ((Int64) -> Double)? = nil,
                 turnLength: Double = 1) -> Int64? {
         var e = OrientationEngine(tunables: tunables, delivery: delivery)
         let turnEnd: Int64 = 1800
-        for t in stride(from: Int64(0), to: 4000, by: 10) {
-            let shake = (t / 10) % 2 == 0 ? shakeDeg : -shakeDeg
+        for t in stride(from: Int64(0), to: 4000, by: Int(periodMs)) {
+            let even = (t / periodMs) % 2 == 0
+            let shake = even ? shakeDeg : -shakeDeg
             let sample: Sample
             switch t {
             case ..<1500:
@@ -32,7 +34,7 @@ struct PickUpTests {
                 sample = poseSample(t: t, phi: 90 * k, theta: 10 + (theta - 10) * k, g: 9.81 * turnLength)
             case ..<(turnEnd + 1000):
                 sample = poseSample(t: t, phi: 90, theta: theta + shake,
-                                    g: 9.81 * (length?(t - turnEnd) ?? ((t / 10) % 2 == 0 ? lengths.0 : lengths.1)))
+                                    g: 9.81 * (length?(t - turnEnd) ?? (even ? lengths.0 : lengths.1)))
             default:
                 sample = poseSample(t: t, phi: 90, theta: theta)
             }
@@ -129,6 +131,22 @@ struct PickUpTests {
         alone.lengthFilterMs = 0
         let ended = try #require(placed(stillBefore: true, tunables: alone, length: knocked))
         #expect(ended >= 1000, "each reading alone, the knock ends the pick-up: \(ended)")
+    }
+
+    @Test("a knock read alone at 25 Hz is still a knock: one reading stands for an instant, not its whole interval")
+    func aSparseKnockIsNoJolt() throws {
+        // The same knock (2 g, one reading) at 25 Hz: the reading is 40 ms after the one
+        // before, longer than LengthFilterMs, yet what it measured lasted no longer than
+        // at 100 Hz. Weighed by its whole interval it would count nearly in full (0.8),
+        // a jolt beyond PickUpJoltG that ends the pick-up.
+        let knocked = { (t: Int64) -> Double in
+            t == 80 ? 2.0 : (t / 40) % 2 == 0 ? 1.1 : 0.9
+        }
+        let taken = try #require(placed(stillBefore: true, periodMs: 40, length: knocked))
+        #expect(taken <= 250, "\(taken)")
+        // The premise: two such readings in a row are a shove, and end it.
+        let shoved = try #require(placed(stillBefore: true, periodMs: 40, length: { (80...120).contains($0) ? 2.0 : ($0 / 40) % 2 == 0 ? 1.1 : 0.9 }))
+        #expect(shoved >= 1000, "\(shoved)")
     }
 
     @Test("the explanation shows a pick-up's allowance and when it applies")
