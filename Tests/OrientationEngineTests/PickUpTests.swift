@@ -139,13 +139,13 @@ struct PickUpTests {
         // before, longer than LengthFilterMs, yet what it measured lasted no longer than
         // at 100 Hz. Weighed by its whole interval it would count nearly in full (0.8),
         // a jolt beyond PickUpJoltG that ends the pick-up.
-        let knocked = { (t: Int64) -> Double in
-            t == 80 ? 2.0 : (t / 40) % 2 == 0 ? 1.1 : 0.9
+        func knocked(_ knock: ClosedRange<Int64>) -> (Int64) -> Double {
+            { t in knock.contains(t) ? 2.0 : (t / 40) % 2 == 0 ? 1.1 : 0.9 }
         }
-        let taken = try #require(placed(stillBefore: true, periodMs: 40, length: knocked))
+        let taken = try #require(placed(stillBefore: true, periodMs: 40, length: knocked(80...80)))
         #expect(taken <= 250, "\(taken)")
         // The premise: two such readings in a row are a shove, and end it.
-        let shoved = try #require(placed(stillBefore: true, periodMs: 40, length: { (80...120).contains($0) ? 2.0 : ($0 / 40) % 2 == 0 ? 1.1 : 0.9 }))
+        let shoved = try #require(placed(stillBefore: true, periodMs: 40, length: knocked(80...120)))
         #expect(shoved >= 1000, "\(shoved)")
     }
 
