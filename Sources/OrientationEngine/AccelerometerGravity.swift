@@ -160,11 +160,14 @@ struct AccelerometerGravity: GravityEstimator {
         strideFilter.update(a, dtMs: dt)
         // The linear acceleration that carries the device, for the pick-up's gates: a
         // knock or the hand's stop (one or two readings, 10–20 ms) is averaged away; a
-        // stride's landing, a bounce or a shove, tens of ms and more, is not. A reading
-        // counts for no more than the filter's time, however long since the one before: a
-        // sparse sensor's reading is one instant too (at 25 Hz a knock read alone had
-        // counted at 0.8, a jolt that ended the pick-up its 100 Hz twin is averaged from).
-        let lengthDt = min(dt, lengthGain.timeConstantMs)
+        // stride's landing, a bounce or a shove, tens of ms and more, is not. A reading of
+        // more force than the average counts for no more than the filter's time, however
+        // long since the one before: it saw one instant, maybe a knock (at 25 Hz a knock
+        // read alone had counted at 0.8, a jolt that ended the pick-up its 100 Hz twin is
+        // averaged from). A reading of less counts for its whole interval: the force the
+        // one before saw is that old, and this is what is left of it.
+        let rising = abs(error) > estimate.meanLengthError
+        let lengthDt = rising ? min(dt, lengthGain.timeConstantMs) : dt
         estimate.meanLengthError += (abs(error) - estimate.meanLengthError) * lengthGain(dtMs: lengthDt)
         let lasting = estimate.meanLengthError / accelerationGate
         // Only a reading beyond calm can hold it (one within leaves the peak to decay as it

@@ -240,9 +240,9 @@ public struct EngineTunables: Sendable, Equatable {
     /// a knock, or the hand stopping the device in its pose, is one or two readings of
     /// 10–20 ms, seen at 100 Hz and missed at 10. Averaged away, it no longer ends a
     /// pick-up or holds its calm (it had cost those poses 40–150 ms); a bounce at a few
-    /// hertz is hardly touched. A reading counts for at most this long, however long
-    /// since the one before: a sparse sensor's knock is an instant too. 0 reads each
-    /// reading alone.
+    /// hertz is hardly touched. A reading of more force than the average counts for at
+    /// most this long, however long since the one before (a sparse sensor's knock is an
+    /// instant too); one of less, for its whole interval. 0 reads each reading alone.
     public var lengthFilterMs: Double = 25
 
     /// `PickUpTurnDegS`: while the readings' plain mean turns faster than this (its lag

@@ -149,6 +149,18 @@ struct PickUpTests {
         #expect(shoved >= 1000, "\(shoved)")
     }
 
+    @Test("after a gap, a calmer reading says the force is over: at 10 Hz a pick-up waits for no reading more")
+    func aCalmerReadingEndsTheForce() throws {
+        // Shaken into right-up at 10 Hz, the hand's stop read as two readings of 1.5 g and
+        // then one of 1.2 g (within AccelerationGateG): the force the 1.5 g readings saw is
+        // 100 ms old, and the 1.2 g reading is what is left of it. Counted for only
+        // LengthFilterMs, as a reading of new force is, it would leave the average beyond
+        // calm until the next reading, 100 ms later.
+        let stopped = { (t: Int64) -> Double in t == 0 || t == 100 ? 1.5 : t == 200 ? 1.2 : 1.0 }
+        let taken = try #require(placed(stillBefore: true, periodMs: 100, shakeDeg: 10, length: stopped))
+        #expect(taken <= 200, "\(taken)")
+    }
+
     @Test("the explanation shows a pick-up's allowance and when it applies")
     func explanationShowsTheAllowance() {
         // Still, then turned to right-up at 450°/s and shaken there: while the estimate
