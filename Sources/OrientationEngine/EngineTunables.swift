@@ -163,12 +163,13 @@ public struct EngineTunables: Sendable, Equatable {
     /// device is turning.
     public var gyroIntegrateMaxMs: Double = 50
 
-    /// `GyroSmoothRatio`, `GyroSmoothWindowMs`: a gyroscope read less often than
-    /// `GyroIntegrateMaxMs` is still integrated for tilt and the stride rule while its
-    /// readings change smoothly: the mean change between consecutive readings (over the last
-    /// `GyroSmoothWindowMs`) at most this many times the mean rate. A turn at frequency f
-    /// read at fs changes by 2·sin(π·f/fs) of its rate between readings: 0.8 is a motion
-    /// read at least eight times a cycle (a swinging arm at 10 Hz, not a running one).
+    /// `GyroSmoothRatio`, `GyroSmoothWindowMs`: tilt and the stride rule follow the
+    /// gyroscope's attitude while its readings change smoothly: the mean change between
+    /// consecutive readings (over the last `GyroSmoothWindowMs`) at most this many times the
+    /// mean rate (read at least every `GyroIntegrateMaxMs`, also while it barely turns). A
+    /// turn at frequency f read at fs changes by 2·sin(π·f/fs) of its rate between
+    /// readings: 0.8 is a motion read at least eight times a cycle (a swinging arm at
+    /// 10 Hz, not a running one; at 25 Hz a running hand, not a leg's jolts in a pocket).
     public var gyroSmoothRatio: Double = 0.8
     public var gyroSmoothWindowMs: Double = 1000
 
@@ -399,9 +400,9 @@ public struct EngineTunables: Sendable, Equatable {
         Entry(key: "GyroMaxRateDegS", path: \.gyroMaxRateDegS, unit: "degrees/s", min: 1, max: 100_000,
               summary: "gyroscope readings beyond this are saturated and ignored"),
         Entry(key: "GyroIntegrateMaxMs", path: \.gyroIntegrateMaxMs, unit: "ms", min: 0, max: 1000,
-              summary: "a gyroscope read at least this often is integrated into the attitude that tilt and the stride rule read"),
+              summary: "a gyroscope read at least this often follows every turn: calm reads its rate, and tilt and the stride rule read its attitude while it barely turns"),
         Entry(key: "GyroSmoothRatio", path: \.gyroSmoothRatio, unit: "times the rate", min: 0, max: 10,
-              summary: "a gyroscope read too rarely to integrate is integrated for tilt and the stride rule while its readings change by at most this part of the rate (0: never)"),
+              summary: "tilt and the stride rule read the gyroscope's attitude while its readings change by at most this part of the rate (0: only while it barely turns)"),
         Entry(key: "GyroSmoothWindowMs", path: \.gyroSmoothWindowMs, unit: "ms", min: 1, max: 60_000,
               summary: "over how long the change between a gyroscope's readings and its rate are averaged for GyroSmoothRatio"),
         Entry(key: "AttitudeStrideFilterMs", path: \.attitudeStrideFilterMs, unit: "ms", min: 0, max: 10_000,

@@ -24,13 +24,13 @@
 /// acceleration there has been in the last `FusionTrustDecayMs` but never slower than
 /// `FusionSlowestMs`, with the gyroscope's bias learned at rests it agrees with
 /// (`GyroBiasLearnMs`, `GyroBiasRateDegS`); a rest, for the judge too, counts only from
-/// the gyroscope's last reading of a turn. Where the gyroscope is read at least every
-/// `GyroIntegrateMaxMs`, tilt follows the attitude and the stride rule reads it averaged
-/// over `AttitudeStrideFilterMs`: through a run or a swing it is the device's real
-/// attitude, where the accelerometer's average is the arm's pull (for orientation, the
-/// readings averaged over the same time must agree: the attitude carries the gyroscope's
-/// scale, timing and bias errors). Read more rarely, tilt and the stride rule follow it
-/// only while its readings change smoothly (`GyroSmoothRatio`). The rest and
+/// the gyroscope's last reading of a turn. While the gyroscope's readings change smoothly
+/// for their rate (`GyroSmoothRatio`), or, read at least every `GyroIntegrateMaxMs`, it
+/// barely turns, tilt follows the attitude and the stride rule reads it averaged over
+/// `AttitudeStrideFilterMs`: through a run or a swing it is the device's real attitude,
+/// where the accelerometer's average is the arm's pull (for orientation, the readings
+/// averaged over the same time must agree: the attitude carries the gyroscope's scale,
+/// timing and bias errors). The rest and
 /// calm rules still read the accelerometer's estimate: read by them too, the orientation
 /// followed the real turns of a swinging arm, which last less than the second that makes
 /// a change (flicker 12 to 124 on the dev set; docs/engine-history.md).
@@ -261,7 +261,10 @@ struct FusedGravity: GravityEstimator {
     /// A turn at frequency f read at fs changes by 2·sin(π·f/fs) of its rate from one
     /// reading to the next: a swinging arm read at 10 Hz (f ≈ 1 Hz) passes, a running
     /// one (its steps at 2.5–3 Hz) does not, and integrating it would follow turns that
-    /// happened between the readings.
+    /// happened between the readings. At 25 Hz a leg's jolts in a running pocket fail it
+    /// too (a quarter to a half of the time): a jolt shorter than the interval, caught by
+    /// a reading, counts for the whole interval. At 100 Hz and more every recorded motion
+    /// passes.
     private var smooth: Bool { smoothRatio > 0 && change <= smoothRatio * meanRate }
 
     private mutating func fail(_ why: Trouble) {
@@ -351,16 +354,19 @@ struct FusedGravity: GravityEstimator {
         rotation.observe(disturbed, at: t)
         tiltRotation.observe(disturbed, at: t)
         inPlane.observe(disturbedInPlane, at: t)
-        // Where the gyroscope is read often enough to integrate (GyroIntegrateMaxMs), its
-        // up vector is what tilt follows and, averaged over AttitudeStrideFilterMs (a
-        // running hand rolls the phone with every step), what the stride rule reads, with
-        // the readings averaged over the same time (a real turn shows in both at once):
-        // through a run or a swing it is the device's real attitude, and a proposal it
-        // holds for StrideMs is a real hold. Read more rarely (a 10 Hz poll), it is
-        // trusted for both only while the device's turning is slow for the reading rate
-        // (a swinging arm; see `smooth`).
+        // Where the gyroscope's readings follow the motion, its up vector is what tilt
+        // follows and, averaged over AttitudeStrideFilterMs (a running hand rolls the phone
+        // with every step), what the stride rule reads, with the readings averaged over the
+        // same time (a real turn shows in both at once): through a run or a swing it is the
+        // device's real attitude, and a proposal it holds for StrideMs is a real hold. They
+        // follow it while the device's turning is slow for the reading rate (see
+        // `smooth`), at any rate: a 10 Hz poll follows a swinging arm, not a running one;
+        // a 25 Hz poll a running hand, not a leg's jolts in a pocket. Read at least every
+        // GyroIntegrateMaxMs, also while it barely turns (within GyroBiasRateDegS): its
+        // noise is then all the change between readings, and there is no turn to miss.
         let integrates = gyroIntervalMs <= integrateMaxMs
-        if integrates || smooth {
+        let followed = smooth || (integrates && meanRate <= biasRate)
+        if followed {
             if strideFilter.value == .zero {
                 strideFilter.reset(to: up)
                 readingsStrideFilter.reset(to: Vector3(sample))
@@ -374,7 +380,7 @@ struct FusedGravity: GravityEstimator {
         } else {
             strideFilter.reset(to: .zero)
         }
-        if integrates || smooth {
+        if followed {
             e.tiltUp = up
             e.isAttitude = true
         }

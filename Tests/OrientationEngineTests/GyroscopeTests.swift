@@ -392,15 +392,15 @@ struct GyroscopeTests {
         #expect(tiltAfterRun(unbounded) == .tiltedUp)
     }
 
-    /// The tilts reported after 3 s while a phone, read at 10 Hz (accelerometer and
-    /// gyroscope at one tick), is turned about its x axis by `theta` (degrees its screen
-    /// is back), its accelerometer reading `reading` degrees back (the arm's pull, or
-    /// gravity) and a bounce of 0.2–2 g.
-    func tiltsAt10Hz(_ theta: (Double) -> Double, reading: (Double) -> Double,
-                     tunables: EngineTunables = .default) -> Set<Tilt> {
+    /// The tilts reported after 3 s while a phone, read every `periodMs` (accelerometer
+    /// and gyroscope at one tick; 10 Hz unless said), is turned about its x axis by
+    /// `theta` (degrees its screen is back), its accelerometer reading `reading` degrees
+    /// back (the arm's pull, or gravity) and a bounce of 0.2–2 g.
+    func tiltsRead(_ theta: (Double) -> Double, reading: (Double) -> Double, periodMs: Int = 100,
+                   tunables: EngineTunables = .default) -> Set<Tilt> {
         var e = OrientationEngine(tunables: tunables)
         var seen: Set<Tilt> = []
-        for t in stride(from: Int64(0), to: 12_000, by: 100) {
+        for t in stride(from: Int64(0), to: 12_000, by: periodMs) {
             let time = Double(t)
             let rate = rateOf(theta, at: time)
             e.feedGyroscope(noisyGyroscope(t: t, x: rate))
@@ -418,10 +418,10 @@ struct GyroscopeTests {
         // screen vertical at the bottom and tilted up at the top.
         let swing = { (t: Double) -> Double in t < 2000 ? 25 : 25 + 30 * sin(2 * .pi * 0.7 * (t - 2000) / 1000) }
         let pull = { (_: Double) -> Double in 25 }
-        #expect(tiltsAt10Hz(swing, reading: pull) == [.vertical, .tiltedUp])
+        #expect(tiltsRead(swing, reading: pull) == [.vertical, .tiltedUp])
         var never = EngineTunables.default
         never.gyroSmoothRatio = 0
-        #expect(tiltsAt10Hz(swing, reading: pull, tunables: never) == [.tiltedUp])
+        #expect(tiltsRead(swing, reading: pull, tunables: never) == [.tiltedUp])
         // A run's jolts: every 350 ms the screen snaps 15° forward in 40 ms and comes back
         // over the rest of the step, always 25–40° back (tilted up). Read at 10 Hz, the
         // snaps are caught more often than they last: integrated, the readings would
@@ -431,10 +431,32 @@ struct GyroscopeTests {
             let p = (t - 1980).truncatingRemainder(dividingBy: 350)
             return p < 40 ? 40 - 15 * p / 40 : 25 + 15 * (p - 40) / 310
         }
-        #expect(tiltsAt10Hz(jolts, reading: jolts) == [.tiltedUp])
+        #expect(tiltsRead(jolts, reading: jolts) == [.tiltedUp])
         var always = EngineTunables.default
         always.gyroSmoothRatio = 10
-        #expect(tiltsAt10Hz(jolts, reading: jolts, tunables: always).contains(.vertical))
+        #expect(tiltsRead(jolts, reading: jolts, tunables: always).contains(.vertical))
+    }
+
+    @Test("read often enough to integrate (25 Hz), a gyroscope whose readings jump is not followed through a run's jolts")
+    func sparseJerkyGyroscopeIsNotFollowed() {
+        // A run's jolts read at 25 Hz: every 360 ms the screen snaps 15° forward in 10 ms
+        // and comes back over the rest of the step, always 25–40° back (tilted up). A
+        // reading in the middle of each snap counts its −1500°/s for the reading's whole
+        // 40 ms: integrated, the attitude turns forward 45° a step, far beyond what the
+        // accelerometer's pull, slowed by the run's bounce, can bring back. 40 ms is often
+        // enough to integrate a turn, not these jolts: the readings change by more than
+        // GyroSmoothRatio times their rate, and tilt reads the accelerometer. (A real run
+        // in a pocket read at 25 Hz: the attitude read 10–20° more tilted up than the
+        // phone was, and tilted up for up to a second while the phone was vertical.)
+        let jolts = { (t: Double) -> Double in
+            guard t >= 1995 else { return 40 }
+            let p = (t - 1995).truncatingRemainder(dividingBy: 360)
+            return p < 10 ? 40 - 15 * p / 10 : 25 + 15 * (p - 10) / 350
+        }
+        #expect(tiltsRead(jolts, reading: jolts, periodMs: 40) == [.tiltedUp])
+        var always = EngineTunables.default
+        always.gyroSmoothRatio = 10
+        #expect(tiltsRead(jolts, reading: jolts, periodMs: 40, tunables: always) != [.tiltedUp])
     }
 
     /// Feeds, at `t`, the gyroscope turning about the screen normal at φ's rate (with a
