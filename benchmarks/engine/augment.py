@@ -34,7 +34,9 @@ Variants (all deterministic for a seed):
              time stamp (what a daemon polling a sensor at 10 Hz reads); a gyroscope
              recorded beside the trace (gyro/NAME.csv) is decimated the same way, at the
              accelerometer's ticks (the daemon reads both at one tick)
-  dec25      the same at 25 Hz
+  dec25, dec20, dec50
+             the same at 25, 20 and 50 Hz (a 20 Hz poll reads the gyroscope exactly
+             as rarely as the engine still integrates it, GyroIntegrateMaxMs)
   run        running bursts (inside each scored hold of 5 s or more, 1 s calm at its ends)
              with the device held in front: linear acceleration at a stride rate of
              2.6-3.0 Hz added in the world frame (vertical 0.45-0.6 g plus its harmonic,
@@ -89,7 +91,7 @@ Python 3 standard library only.
 import json, math, os, random, shutil, sys
 
 ALL = ["jitter", "rate10", "rate10raw", "rate200", "rate25j", "gaps", "gain", "offset", "quant", "noise",
-       "rotz90", "rotz180", "combo", "combo10", "dec10", "dec25", "scale0.01", "scale0.1", "scale10", "scale1000", "run",
+       "rotz90", "rotz180", "combo", "combo10", "dec10", "dec25", "dec20", "dec50", "scale0.01", "scale0.1", "scale10", "scale1000", "run",
        "runswing", "runswing2", "runall", "roll15", "roll-15", "vigour0.7", "vigour1.3", "vigour1.5",
        "vigour1.5d10", "gbias", "gbias10", "gscale", "glag", "glead", "dec10glag", "rate10g",
        "ggaps", "ggaps10"]
@@ -440,7 +442,7 @@ def main():
                 if variant.endswith("d10"):
                     rows = decimate(rows, 10)
             elif variant == "dec10": rows = decimate(rows, 10)
-            elif variant == "dec25": rows = decimate(rows, 25)
+            elif variant in ("dec25", "dec20", "dec50"): rows = decimate(rows, int(variant[3:]))
             elif variant in GYRO_VARIANTS:
                 if variant in ("gbias10", "dec10glag", "ggaps10"): rows = decimate(rows, 10)
                 if variant == "rate10g": rows = resample(rows, 10, "box", random.Random("rate10g/%s/%d" % (n, seed)))
@@ -452,11 +454,11 @@ def main():
             fmt = "%d,%.6g,%.6g,%.6g\n" if variant.startswith("scale") else "%d,%.2f,%.2f,%.2f\n"
             write(os.path.join(d, n + ".csv"), rows, fmt)
             gyro = os.path.join(opt["--traces"], "gyro", n + ".csv")
-            if (variant in ("dec10", "dec25", "run", "runall", "rotz90", "rotz180") or variant.startswith("vigour")
+            if (variant in ("dec10", "dec25", "dec20", "dec50", "run", "runall", "rotz90", "rotz180") or variant.startswith("vigour")
                     or variant.startswith("roll") or variant in GYRO_VARIANTS) and os.path.exists(gyro):
                 os.makedirs(os.path.join(d, "gyro"), exist_ok=True)
                 g = gyro_variant(variant, read(gyro), rnd)
-                if variant in ("dec10", "dec25", "vigour1.5d10", "gbias10", "ggaps10"):
+                if variant in ("dec10", "dec25", "dec20", "dec50", "vigour1.5d10", "gbias10", "ggaps10"):
                     g = at_times(g, [r[0] for r in rows])
                 if variant in ("ggaps", "ggaps10") and g:
                     end = g[-1][0]
