@@ -402,7 +402,7 @@ public struct EngineTunables: Sendable, Equatable {
         Entry(key: "GyroIntegrateMaxMs", path: \.gyroIntegrateMaxMs, unit: "ms", min: 0, max: 1000,
               summary: "a gyroscope read at least this often follows every turn: calm reads its rate, and tilt and the stride rule read its attitude while it barely turns"),
         Entry(key: "GyroSmoothRatio", path: \.gyroSmoothRatio, unit: "times the rate", min: 0, max: 10,
-              summary: "tilt and the stride rule read the gyroscope's attitude while its readings change by at most this part of the rate (0: only while it barely turns)"),
+              summary: "tilt and the stride rule read the gyroscope's attitude while its readings change by at most this part of the rate (0: only while it barely turns, read at least every GyroIntegrateMaxMs)"),
         Entry(key: "GyroSmoothWindowMs", path: \.gyroSmoothWindowMs, unit: "ms", min: 1, max: 60_000,
               summary: "over how long the change between a gyroscope's readings and its rate are averaged for GyroSmoothRatio"),
         Entry(key: "AttitudeStrideFilterMs", path: \.attitudeStrideFilterMs, unit: "ms", min: 0, max: 10_000,
