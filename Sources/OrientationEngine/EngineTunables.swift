@@ -271,6 +271,17 @@ public struct EngineTunables: Sendable, Equatable {
     /// decides between this and `MaxElevationDeg` (a reading posture leaned back 60°).
     public var calmElevationDeg: Double = 50
 
+    /// `RestElevationDeg`: above this elevation a rest, too, must stand `EdgeSettleMs`
+    /// before it leaves the current orientation, as at the edge. φ moves 1/cos θ as far
+    /// as the direction of gravity: above 60° twice as far and more, so a rest's readings
+    /// that agree within `RestAngleDeg` still spread 10–12° in φ, and a hand that texts
+    /// at 62–64° pauses for 100 ms in a direction that reads as a turn. 60° is the
+    /// steepest reading posture at which an orientation is still meant (a phone leaned
+    /// back 60° and turned there is followed after `RestMs`); at 50° those turns waited
+    /// 250 ms and more for a rest that long. With no orientation yet, a rest decides at
+    /// once. 90 turns the rule off.
+    public var restElevationDeg: Double = 60
+
     /// `MinElevationDeg`: below this elevation (the screen toward the floor: a phone held
     /// overhead, lying in bed) the device keeps its orientation, as Android's overhead rule.
     public var minElevationDeg: Double = -35
@@ -438,6 +449,8 @@ public struct EngineTunables: Sendable, Equatable {
               summary: "beyond this elevation of the screen normal the device is flat and keeps its orientation"),
         Entry(key: "CalmElevationDeg", path: \.calmElevationDeg, unit: "degrees", min: 1, max: 90,
               summary: "above this elevation only a rest commits an orientation change (calm and stride rules do not)"),
+        Entry(key: "RestElevationDeg", path: \.restElevationDeg, unit: "degrees", min: 1, max: 90,
+              summary: "above this elevation a rest must stand EdgeSettleMs before it leaves the orientation, as at the edge (90: off)"),
         Entry(key: "MinElevationDeg", path: \.minElevationDeg, unit: "degrees", min: -90, max: 0,
               summary: "below this elevation (screen toward the floor, held overhead) the device keeps its orientation"),
         Entry(key: "FlatExitMs", path: \.flatExitMs, unit: "ms", min: 0, max: 60_000,

@@ -111,6 +111,7 @@ struct Judge: Sendable {
     private let strideMs: Double
     private let strideLengthTolerance: Double
     private let sinCalmElevation: Double
+    private let sinRestElevation: Double
     private let calmGravityShare: Double
     private(set) var flatward: FlatwardSweep
     /// The same on the attitude, where a gyroscope turns one: it sees a tumble at once,
@@ -150,6 +151,7 @@ struct Judge: Sendable {
         strideMs = t.strideMs
         strideLengthTolerance = t.accelerationToleranceG
         sinCalmElevation = EngineMath.sinDegrees(t.calmElevationDeg)
+        sinRestElevation = EngineMath.sinDegrees(t.restElevationDeg)
         calmGravityShare = t.calmGravityShare
         flatward = FlatwardSweep(tunables: t)
         attitudeFlatward = FlatwardSweep(tunables: t)
@@ -254,6 +256,13 @@ struct Judge: Sendable {
         edgeSettleMs > 0 && geometry.atEdge(a, leaving: orientation)
     }
 
+    /// Whether a pose that leaves the current orientation lies above `RestElevationDeg`,
+    /// where φ moves twice as far as the direction of gravity and more (never with no
+    /// current orientation: then any is better than none).
+    private func nearFlat(_ a: Geometry.Pose) -> Bool {
+        orientation != .undefined && a.sinElevation >= sinRestElevation
+    }
+
     /// When the disturbance (`peak`, by default the estimate's) is at or below `limit`
     /// times calm for good (the last reading itself too: held, it stands for itself); +∞
     /// if that reading is not.
@@ -287,8 +296,9 @@ struct Judge: Sendable {
             let a = geometry.pose(e.restUp)
             if let p = geometry.proposal(a, current: self.orientation), p != self.orientation {
                 // At the edge, a rest too must last EdgeSettleMs: a swing's turning point is
-                // still for a moment.
-                let need = e.restSinceMs + (atEdge(a) ? max(restMs, edgeSettleMs) : restMs)
+                // still for a moment. So must one near flat (RestElevationDeg): a texting
+                // hand's pause there reads 10° of φ away.
+                let need = e.restSinceMs + (atEdge(a) || nearFlat(a) ? max(restMs, edgeSettleMs) : restMs)
                 orientation(due(need, readings: e.restReadings, e), p, .rest, needMs: need, readings: e.restReadings)
             }
             // Tilt is no race: a rest must also have lasted TiltSettleMs (a stride tips a

@@ -93,6 +93,47 @@ struct RestTests {
         #expect(still.contains(.leftUp), "reported \(still)")
     }
 
+    /// Normal held at `theta`° of elevation with a hand's tremor (±3°: no rest) for 1 s at
+    /// 50 Hz, then φ = −75° (past the leave angle, clear of the edge) held still for
+    /// `pauseMs`, then normal again until 3 s. Returns the orientations reported after the
+    /// first second.
+    func pause(theta: Double, pauseMs: Int64, tunables: EngineTunables = .default) -> Set<Orientation> {
+        var e = OrientationEngine(tunables: tunables)
+        var seen = Set<Orientation>()
+        var t: Int64 = 0
+        while t < 1000 {
+            e.feed(poseSample(t: t, phi: (t / 20) % 2 == 0 ? 3 : -3, theta: theta))
+            t += 20
+        }
+        while t < 3000 {
+            e.feed(poseSample(t: t, phi: t < 1000 + pauseMs ? -75 : 0, theta: theta))
+            seen.insert(e.orientation)
+            t += 20
+        }
+        return seen
+    }
+
+    @Test("above RestElevationDeg a still moment must stand EdgeSettleMs to leave the orientation, as at the edge")
+    func nearFlatRestStandsLonger() {
+        let settle = Int64(EngineTunables.default.edgeSettleMs)
+        #expect(EngineTunables.default.restElevationDeg < 63)
+        // Leaned back 63° (a texting hand): φ moves 1/cos 63° ≈ 2.2 times as far as the
+        // direction of gravity, so a pause of the hand that RestMs would take for a pose
+        // (here 200 ms) is not followed.
+        #expect(pause(theta: 63, pauseMs: 200) == [.normal])
+        #expect(200 < settle)
+        // Held there for good, it is.
+        #expect(pause(theta: 63, pauseMs: 2000).contains(.leftUp))
+        // The same pause leaned back 55° (above CalmElevationDeg: only a rest decides) or
+        // 30° is a pose, followed after RestMs: a phone turned in a reading posture.
+        #expect(pause(theta: 55, pauseMs: 200).contains(.leftUp))
+        #expect(pause(theta: 30, pauseMs: 200).contains(.leftUp))
+        // RestElevationDeg 90 turns the rule off.
+        var off = EngineTunables.default
+        off.restElevationDeg = 90
+        #expect(pause(theta: 63, pauseMs: 200, tunables: off).contains(.leftUp))
+    }
+
     /// Feeds normal for 1 s at 50 Hz, then `burst` (times from 1000 ms), then nothing:
     /// follows the engine's deadlines. Returns (ms after 1000 the orientation became
     /// left-up, wake-ups it took, wake-ups after it).
