@@ -37,6 +37,11 @@ Variants (all deterministic for a seed):
   dec25, dec20, dec50
              the same at 25, 20 and 50 Hz (a 20 Hz poll reads the gyroscope exactly
              as rarely as the engine still integrates it, GyroIntegrateMaxMs)
+  dec10p25, dec10p50, dec10p75, dec25p10, dec25p20, dec25p30
+             the same with the ticks P ms later (decNpP): the same motion read by a
+             poll that started at another moment. Which readings a decimation keeps is
+             luck relative to the motion (a calm reading in a shake, a rest's second
+             reading), so a figure that holds only at one phase is fitted to it
   run        running bursts (inside each scored hold of 5 s or more, 1 s calm at its ends)
              with the device held in front: linear acceleration at a stride rate of
              2.6-3.0 Hz added in the world frame (vertical 0.45-0.6 g plus its harmonic,
@@ -88,12 +93,13 @@ Variants (all deterministic for a seed):
              wrong scale); written with 6 significant digits
 Python 3 standard library only.
 """
-import json, math, os, random, shutil, sys
+import json, math, os, random, re, shutil, sys
 
 ALL = ["jitter", "rate10", "rate10raw", "rate200", "rate25j", "gaps", "gain", "offset", "quant", "noise",
        "rotz90", "rotz180", "combo", "combo10", "dec10", "dec25", "dec20", "dec50", "scale0.01", "scale0.1", "scale10", "scale1000", "run",
        "runswing", "runswing2", "runall", "roll15", "roll-15", "vigour0.7", "vigour1.3", "vigour1.5",
        "vigour1.5d10", "gbias", "gbias10", "gscale", "glag", "glead", "dec10glag", "rate10g",
+       "dec10p25", "dec10p50", "dec10p75", "dec25p10", "dec25p20", "dec25p30",
        "ggaps", "ggaps10"]
 GYRO_VARIANTS = ("gbias", "gbias10", "gscale", "glag", "glead", "dec10glag", "rate10g", "ggaps", "ggaps10")
 ROT90 = {"normal": "right-up", "right-up": "bottom-up", "bottom-up": "left-up", "left-up": "normal",
@@ -122,10 +128,11 @@ def write(path, rows, fmt="%d,%.2f,%.2f,%.2f\n"):
             fh.write(fmt % (t, x, y, z))
 
 
-def decimate(rows, hz):
-    """The first sample at or after each tick of a clock at hz, keeping its time stamp."""
+def decimate(rows, hz, phase_ms=0):
+    """The first sample at or after each tick of a clock at hz, keeping its time stamp;
+    the ticks start phase_ms after the first sample."""
     dt = 1000.0 / hz
-    out, tick = [], rows[0][0]
+    out, tick = [], rows[0][0] + phase_ms
     for r in rows:
         if r[0] >= tick:
             out.append(r)
@@ -443,6 +450,9 @@ def main():
                     rows = decimate(rows, 10)
             elif variant == "dec10": rows = decimate(rows, 10)
             elif variant in ("dec25", "dec20", "dec50"): rows = decimate(rows, int(variant[3:]))
+            elif re.fullmatch(r"dec\d+p\d+", variant):
+                hz, phase = variant[3:].split("p")
+                rows = decimate(rows, int(hz), int(phase))
             elif variant in GYRO_VARIANTS:
                 if variant in ("gbias10", "dec10glag", "ggaps10"): rows = decimate(rows, 10)
                 if variant == "rate10g": rows = resample(rows, 10, "box", random.Random("rate10g/%s/%d" % (n, seed)))
@@ -454,11 +464,12 @@ def main():
             fmt = "%d,%.6g,%.6g,%.6g\n" if variant.startswith("scale") else "%d,%.2f,%.2f,%.2f\n"
             write(os.path.join(d, n + ".csv"), rows, fmt)
             gyro = os.path.join(opt["--traces"], "gyro", n + ".csv")
+            phased = re.fullmatch(r"dec\d+p\d+", variant) is not None
             if (variant in ("dec10", "dec25", "dec20", "dec50", "run", "runall", "rotz90", "rotz180") or variant.startswith("vigour")
-                    or variant.startswith("roll") or variant in GYRO_VARIANTS) and os.path.exists(gyro):
+                    or variant.startswith("roll") or variant in GYRO_VARIANTS or phased) and os.path.exists(gyro):
                 os.makedirs(os.path.join(d, "gyro"), exist_ok=True)
                 g = gyro_variant(variant, read(gyro), rnd)
-                if variant in ("dec10", "dec25", "dec20", "dec50", "vigour1.5d10", "gbias10", "ggaps10"):
+                if variant in ("dec10", "dec25", "dec20", "dec50", "vigour1.5d10", "gbias10", "ggaps10") or phased:
                     g = at_times(g, [r[0] for r in rows])
                 if variant in ("ggaps", "ggaps10") and g:
                     end = g[-1][0]
