@@ -3,16 +3,30 @@
 /// Proposing the same value again adds a reading; proposing another starts over. The
 /// start is credited half the interval before the first reading that proposed it: the
 /// boundary was crossed somewhere in that interval.
+///
+/// One reading that proposes nothing may be forgiven (``propose(_:at:creditMs:forgivingAfter:)``):
+/// the proposal stands through it, *lapsed*, and nothing may be decided on that reading.
 struct Candidate<Value: Equatable & Sendable>: Sendable {
     private(set) var value: Value?
     private(set) var sinceMs = 0.0
     private(set) var readings = 0
+    /// Whether the last reading proposed nothing and was forgiven: the proposal stands,
+    /// but that reading argues against it, so no decision rests on it.
+    private(set) var lapsed = false
 
     /// A reading at `t` proposes `proposal` (nil: nothing, or what is already reported).
-    mutating func propose(_ proposal: Value?, at t: Double, creditMs: Double) {
+    /// A nil proposal after `forgivingAfter` readings or more that proposed the value is
+    /// forgiven, once: the value stands, lapsed, until the next reading proposes it again
+    /// (or does not, and it is dropped).
+    mutating func propose(_ proposal: Value?, at t: Double, creditMs: Double, forgivingAfter confirmed: Int = .max) {
         guard let proposal else {
+            if value != nil && !lapsed && readings >= confirmed {
+                lapsed = true
+                return
+            }
             value = nil
             readings = 0
+            lapsed = false
             return
         }
         if proposal == value {
@@ -22,6 +36,7 @@ struct Candidate<Value: Equatable & Sendable>: Sendable {
             sinceMs = t - creditMs
             readings = 1
         }
+        lapsed = false
     }
 
     mutating func clear() { propose(nil, at: 0, creditMs: 0) }

@@ -20,13 +20,14 @@ import OrientationAPI
 /// - **rest**: the readings have not changed for `RestMs` (``Rest``), at the sensor's 1 g:
 ///   their mean is gravity, and it is decided at once. People end a turn they mean by
 ///   holding still; a hand still moving never rests. This is what makes the engine fast.
-/// - **calm**: the proposal has stood `OrientationSettleMs` and the disturbance has fallen
-///   to calm (it decays over `DisturbanceDecayMs` from its last peak, so the wait after a
-///   movement grows with its size), with at least `CalmGravityShare` of the recent
-///   readings at 1 g, and the screen not turning toward flat (`FlatwardRateDegS`,
-///   ``FlatwardSweep``: a device tumbled through an orientation is not held there), and,
-///   with a gyroscope integrated, the attitude proposing it too (a push tips the readings,
-///   not the device).
+/// - **calm**: the proposal has stood `OrientationSettleMs` (one reading that falls back
+///   inside the hysteresis forgiven, not decided on: a pose held at the leave angle) and
+///   the disturbance has fallen to calm (it decays over `DisturbanceDecayMs` from its
+///   last peak, so the wait after a movement grows with its size), with at least
+///   `CalmGravityShare` of the recent readings at 1 g, and the screen not turning toward
+///   flat (`FlatwardRateDegS`, ``FlatwardSweep``: a device tumbled through an orientation
+///   is not held there), and, with a gyroscope integrated, the attitude proposing it too
+///   (a push tips the readings, not the device).
 ///   Under sustained linear acceleration (a run, a swing) the disturbance seldom falls,
 ///   and when it does for a moment between strides, the few readings near 1 g are the
 ///   arm's pull as much as gravity: holding on is right far more often than following it.
@@ -195,9 +196,14 @@ struct Judge: Sendable {
         } else if freeSinceMs == .infinity {
             freeSinceMs = t - creditMs * 0.5
         }
-        // Near flat only a rest decides (CalmElevationDeg).
+        // Near flat only a rest decides (CalmElevationDeg). A pose held at the leave angle
+        // (a phone at the ear, at φ 55–65°) has readings on both sides of it: one that
+        // falls back inside the hysteresis, after a proposal confirmed by ConfirmReadings,
+        // is forgiven, and the proposal's time goes on counting (at 10 Hz it had waited
+        // for a run of readings all past the line: 0 or 600 ms, as the poll's phase fell).
         let p = a.sinElevation < sinCalmElevation ? geometry.proposal(a, current: orientation) : nil
-        candidate.propose(p == orientation ? nil : p, at: t, creditMs: creditMs * 0.5)
+        candidate.propose(p == orientation ? nil : p, at: t, creditMs: creditMs * 0.5,
+                          forgivingAfter: p == orientation ? confirmReadings : .max)
         let q = pickUp.active(e) ? geometry.proposal(geometry.pose(e.meanUp), current: orientation) : nil
         pickUpCandidate.propose(q == orientation ? nil : q, at: t, creditMs: creditMs * 0.5)
         var stride: Orientation?
@@ -308,7 +314,7 @@ struct Judge: Sendable {
                 tilt(due(e.restSinceMs + max(restMs, tiltSettleMs), readings: e.restReadings, e), level, .rest)
             }
         }
-        if let c = candidate.value {
+        if let c = candidate.value, !candidate.lapsed {
             // Where the device is, for the edge: its attitude where a gyroscope turns one
             // (readings a hand pushes sideways sit some degrees off it, and the estimate
             // lags a turn's end), else the estimate calm reads.

@@ -220,6 +220,7 @@ public struct OrientationEngine: Sendable {
         s += " state=\(judge.state.rawValue)"
         if let c = judge.candidate.value {
             s += " proposing \(c.rawValue) for \(fmt(clockMs - judge.candidate.sinceMs, 0))ms"
+            if judge.candidate.lapsed { s += " (this reading falls back short of it: forgiven once)" }
             if !judge.attitudeProposes(c, e) { s += " (not the attitude)" }
         }
         if let c = judge.strideCandidate.value {

@@ -104,6 +104,31 @@ struct EnginePartsTests {
         c.propose(nil, at: 160, creditMs: 10)
         #expect(c.value == nil && c.readings == 0)
     }
+
+    @Test("a candidate confirmed by enough readings survives one reading that proposes nothing, lapsed, and not two")
+    func candidateForgivesOnce() {
+        var c = Candidate<Orientation>()
+        c.propose(.leftUp, at: 100, creditMs: 50)
+        // Too few readings yet: not forgiven.
+        c.propose(nil, at: 200, creditMs: 50, forgivingAfter: 2)
+        #expect(c.value == nil)
+        c.propose(.leftUp, at: 300, creditMs: 50)
+        c.propose(.leftUp, at: 400, creditMs: 50)
+        c.propose(nil, at: 500, creditMs: 50, forgivingAfter: 2)
+        #expect(c.value == .leftUp && c.lapsed && c.readings == 2 && c.sinceMs == 250)
+        // Proposed again: it goes on from where it began.
+        c.propose(.leftUp, at: 600, creditMs: 50)
+        #expect(c.value == .leftUp && !c.lapsed && c.readings == 3 && c.sinceMs == 250)
+        // Two readings in a row that propose nothing end it.
+        c.propose(nil, at: 700, creditMs: 50, forgivingAfter: 2)
+        c.propose(nil, at: 800, creditMs: 50, forgivingAfter: 2)
+        #expect(c.value == nil && !c.lapsed)
+        // Without forgiveness (the default) one ends it.
+        c.propose(.leftUp, at: 900, creditMs: 50)
+        c.propose(.leftUp, at: 1000, creditMs: 50)
+        c.propose(nil, at: 1100, creditMs: 50)
+        #expect(c.value == nil)
+    }
 }
 
 /// Near flat, only a rest decides.
