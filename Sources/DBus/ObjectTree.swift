@@ -52,7 +52,7 @@ public final class ObjectTree {
         if let found = signalTemplates.first(where: { $0.name == name && $0.interface == interface && $0.arguments == arguments }) {
             return found.message
         }
-        let message = try Message.signal(path: "/", interface: interface, member: name, arguments: arguments)
+        let message = try Message.signalTemplate(interface: interface, member: name, arguments: arguments)
         if signalTemplates.count == Self.signalTemplateCount { signalTemplates.removeFirst() }
         signalTemplates.append((interface, name, arguments, message))
         return message

@@ -260,3 +260,20 @@ func expectRoundTrip(_ values: [Value], sourceLocation: SourceLocation = #_sourc
         try expectRoundTrip(values)
     }
 }
+
+@Suite struct SignalTemplateTests {
+    @Test("a signal template has no path; each copy carries its own path and recipient, the template's body, and is valid on the wire")
+    func copiesOfATemplate() throws {
+        let body: [Value] = [.string("org.example.Test"), .vardict([("Level", .uint32(3))]), .strings(["Other"])]
+        let template = try Message.signalTemplate(interface: "org.example.Test", member: "Changed", arguments: body)
+        #expect(template.path == nil)
+        for (path, destination) in [("/org/example/Client/1", ":1.7"), ("/org/example/Client/12345", nil)] {
+            let copy = try throughWire(try template.copy(path: path, destination: destination))
+            #expect(copy.path == path && copy.destination == destination)
+            #expect(copy.interface == "org.example.Test" && copy.member == "Changed" && copy.kind == .signal)
+            #expect(copy.arguments == body)
+        }
+        #expect(template.path == nil)
+        #expect(throws: BusError.self) { try template.copy(path: "not a path", destination: nil) }
+    }
+}
