@@ -52,8 +52,10 @@ public final class Message {
     /// itself: built once, with no object path. (libdbus rewrites the header for every
     /// top-level argument appended, and giving a field that is there a new value rewrites
     /// and realigns the header again, where a field that is not there is appended: the
-    /// path-less header makes each copy's path an append.)
-    public static func signalTemplate(interface: String, member: String, arguments: [Value]) throws(BusError) -> Message {
+    /// path-less header makes each copy's path an append.) Internal: a signal without
+    /// a path is no valid D-Bus message (the specification requires one), so only
+    /// ``ObjectTree`` keeps templates, and it never sends one.
+    static func signalTemplate(interface: String, member: String, arguments: [Value]) throws(BusError) -> Message {
         let message = try signal(path: "/", interface: interface, member: member, arguments: arguments)
         guard dbus_message_set_path(message.raw, nil) != 0 else { throw .noMemory() }
         return message
