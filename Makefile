@@ -120,13 +120,15 @@ test:
 	scripts/no-leftovers.sh bash -c '$(SWIFT) build --build-tests && $(SWIFT) test --skip DevSetTests && FUZZ_SECONDS=5 scripts/fuzz.sh'
 
 build:
+	scripts/prerequisites.sh run
 	$(SWIFT) build
 
 release:
+	scripts/prerequisites.sh run
 	$(SWIFT) build $(RELEASE_FLAGS)
 
 score:
-	@test -f scripts/score.sh || { echo "make score: scripts/score.sh is not there yet" >&2; exit 1; }
+	scripts/prerequisites.sh run
 	bash scripts/score.sh
 
 bench:
