@@ -9,7 +9,10 @@ final class ChildProcess {
     let stdoutPath: String
 
     /// `product`: a product's name, or an absolute path for a program from the system.
-    init(product: String, arguments: [String], directory: String, environment: [String: String]? = nil, stdin: FileHandle? = nil) throws {
+    /// `journalStream`: standard error is announced as the journal's stream, as systemd
+    /// does (JOURNAL_STREAM, the file's "device:inode").
+    init(product: String, arguments: [String], directory: String, environment: [String: String]? = nil, stdin: FileHandle? = nil,
+         journalStream: Bool = false) throws {
         let name = (product.split(separator: "/").last.map(String.init) ?? product) + "-" + UUID().uuidString.prefix(8)
         stderrPath = directory + "/" + name + ".stderr"
         stdoutPath = directory + "/" + name + ".stdout"
@@ -21,6 +24,13 @@ final class ChildProcess {
         process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
         process.standardInput = stdin ?? FileHandle.nullDevice
         if let environment { process.environment = environment }
+        if journalStream {
+            var info = stat()
+            guard stat(stderrPath, &info) == 0 else { throw TestFailure("cannot stat \(stderrPath)") }
+            var environment = process.environment ?? ProcessInfo.processInfo.environment
+            environment["JOURNAL_STREAM"] = "\(info.st_dev):\(info.st_ino)"
+            process.environment = environment
+        }
         try process.run()
     }
 
