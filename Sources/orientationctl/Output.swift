@@ -4,7 +4,13 @@ import Posix
 /// Line output that is written at once (monitor output is read live through pipes).
 enum Output {
     static func line(_ text: String) { standardOutput(Array((text + "\n").utf8)) }
-    static func error(_ text: String) { try? FileDescriptor.standardError.writeAll("orientationctl: " + text + "\n") }
+    /// An error line. Where standard error is the journal's stream (follow started by a
+    /// compositor or a unit under systemd), the line carries the error priority instead
+    /// of the program's name (``Logger``).
+    static func error(_ text: String) {
+        let prefix = Logger.standardErrorIsJournal() ? "<3>" : "orientationctl: "
+        try? FileDescriptor.standardError.writeAll(prefix + text + "\n")
+    }
 
     /// One write(2) where it fits: unbuffered, so a reader sees each line as it happens.
     /// Output that cannot be written (a full disk, /dev/full) ends the program with one

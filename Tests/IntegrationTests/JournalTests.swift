@@ -63,4 +63,13 @@ import TestSupport
         #expect(daemon.waitForExit() == 2)
         #expect(daemon.stderr.hasPrefix("<3>error: unknown option '--frobnicate'"), "\(daemon.stderr)")
     }
+
+    /// orientationctl's errors too: `follow`, started by a compositor that runs under
+    /// systemd, logs to the journal.
+    @Test func orientationctlErrorsAreErrors() throws {
+        let ctl = try ChildProcess(product: "orientationctl", arguments: ["--address", "unix:path=\(directory)/no-bus", "get"],
+                                   directory: directory, journalStream: true)
+        #expect(ctl.waitForExit() == 1)
+        #expect(ctl.stderr.hasPrefix("<3>cannot connect"), "\(ctl.stderr)")
+    }
 }
