@@ -73,10 +73,13 @@ struct Geometry: Sendable {
         }
     }
 
+    /// The pose of a direction `g`: a unit vector (every estimate's is one, ``Vector3/unit``),
+    /// or zero. Not normalised again here: a square root and a division, six poses a
+    /// reading, were a seventh of the engine's time, waiting on each other.
     func pose(_ g: Vector3) -> Pose {
+        assert(g == .zero || abs(g.lengthSquared - 1) < 1e-9, "pose of a vector that is not a direction")
         let plane = (g.x * g.x + g.y * g.y).squareRoot()
-        let length = (plane * plane + g.z * g.z).squareRoot()
-        let s = length > 0 ? g.z / length : 0
+        let s = g.z
         let zone: Zone = plane == 0 || !(abs(s) < sinMaxElevation) ? .flat : s <= sinMinElevation ? .overhead : .free
         return Pose(sinElevation: s, right: -g.x, top: -g.y, plane: plane, zone: zone)
     }

@@ -371,7 +371,7 @@ struct PickUpTests {
     func depthOnly() {
         let g = Geometry(tunables: .default)
         func depth(_ phi: Double, _ o: Orientation) -> Double {
-            g.depthDeg(g.pose(poseVector(phi: phi, theta: 10)), in: o)
+            g.depthDeg(g.pose(poseVector(phi: phi, theta: 10).unit), in: o)
         }
         #expect(abs(depth(90, .rightUp) - 45) < 0.01)
         #expect(abs(depth(60, .rightUp) - 15) < 0.01)
