@@ -123,7 +123,7 @@ struct AccelerometerGravity: GravityEstimator {
         let restFor = t - rest.sinceMs
         magnitude.observe(a, dtMs: credit)
         if rest.readings >= 2 && restFor >= restMs {
-            magnitude.rest(length: rest.mean.length, restMs: restFor, dtMs: credit,
+            magnitude.rest(length: rest.meanLength, restMs: restFor, dtMs: credit,
                            tolerance: tolerance, relearnMs: relearnMs)
         }
         let g = magnitude.value
@@ -211,10 +211,10 @@ struct AccelerometerGravity: GravityEstimator {
     }
 
     private mutating func publishRest() {
-        let mean = rest.mean
-        estimate.restUp = mean.unit
+        let length = rest.meanLength
+        estimate.restUp = length > 0 ? rest.mean * (1 / length) : .zero
         estimate.restSinceMs = rest.sinceMs
         estimate.restReadings = rest.readings
-        estimate.restIsGravity = abs(mean.length / magnitude.value - 1) <= restGravity
+        estimate.restIsGravity = abs(length / magnitude.value - 1) <= restGravity
     }
 }

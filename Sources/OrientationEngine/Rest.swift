@@ -23,12 +23,16 @@ struct Rest: Sendable {
         self.band = band
     }
 
+    /// The mean of the run's readings, and its length: worked out once a reading (the
+    /// next reading and the estimate both read them; a square root and a division each
+    /// time were a measurable part of the engine's time).
+    private(set) var mean = Vector3.zero
+    private(set) var meanLength = 0.0
+
     /// Takes a reading `a` of length `length` at `t`, `creditMs` after the run may have
     /// begun if it begins here.
     mutating func observe(_ a: Vector3, length: Double, at t: Double, creditMs: Double) {
-        let m = mean
-        let meanLength = m.length
-        if readings > 0 && a.within(cosine: cosAngle, of: m) && abs(length - meanLength) <= band * meanLength {
+        if readings > 0 && a.within(cosine: cosAngle, of: mean) && abs(length - meanLength) <= band * meanLength {
             sum += a
             readings += 1
         } else {
@@ -36,8 +40,7 @@ struct Rest: Sendable {
             readings = 1
             sinceMs = t - creditMs
         }
+        mean = sum * (1 / Double(readings))
+        meanLength = mean.length
     }
-
-    /// The mean of the run's readings.
-    var mean: Vector3 { readings > 0 ? sum * (1 / Double(readings)) : .zero }
 }
