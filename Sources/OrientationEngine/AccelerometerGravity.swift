@@ -193,11 +193,13 @@ struct AccelerometerGravity: GravityEstimator {
         estimate.up = filter.value.unit
         estimate.meanUp = meanFilter.value.unit
         estimate.tiltUp = tiltFilter.value.unit
-        estimate.strideUp = strideFilter.value.unit
+        // The stride average's length once, for its direction and its length in g.
+        let strideLength = strideFilter.value.length
+        estimate.strideUp = strideLength > 0 ? strideFilter.value * (1 / strideLength) : .zero
         // Before any rest the sensor's 1 g is a guess (the mean of readings pulled every
         // way): the stride estimate is measured against StandardGravity then.
         estimate.gravityConfirmed = magnitude.confirmedMs > 0
-        estimate.strideLength = strideFilter.value.length / (estimate.gravityConfirmed ? g : standardGravity)
+        estimate.strideLength = strideLength / (estimate.gravityConfirmed ? g : standardGravity)
         return true
     }
 
