@@ -21,10 +21,8 @@ enum HwmonLightSensor {
 
     static func open(_ device: AuxiliaryDevice, loop: EventLoop) -> AuxiliarySensor {
         let name = device.identityName
-        let path = device.syspath + "/light"
         return PolledAuxiliarySensor(kind: .light, identity: device.identity(backend), syspath: device.syspath,
-                                     intervalMs: intervalMs, loop: loop) { _ in
-            guard let text = SysfsFile.read(path) else { return .failure(SensorError("\(name): cannot read \(path)")) }
+                                     attribute: "light", intervalMs: intervalMs, loop: loop) { text, _ in
             guard let level = parse(text) else {
                 return .failure(SensorError("\(name): the light level \"\(printable(text))\" is not \"(left,right)\""))
             }

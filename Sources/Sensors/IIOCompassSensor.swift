@@ -17,10 +17,8 @@ enum IIOCompassSensor {
         case .success(let value): calibration = value
         case .failure(let error): return .failure(SensorError("\(name): \(error.message)"))
         }
-        let path = device.syspath + "/" + channel + "_raw"
         return .success(PolledAuxiliarySensor(kind: .compass, identity: device.identity(backend), syspath: device.syspath,
-                                              intervalMs: intervalMs, loop: loop) { _ in
-            guard let text = SysfsFile.read(path) else { return .failure(SensorError("\(name): cannot read \(path)")) }
+                                              attribute: channel + "_raw", intervalMs: intervalMs, loop: loop) { text, _ in
             guard let raw = SysfsNumber.parseDouble(text) else {
                 return .failure(SensorError("\(name): the heading \"\(printable(text))\" is not a number"))
             }

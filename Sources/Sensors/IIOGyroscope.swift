@@ -19,32 +19,22 @@ final class IIOGyroscope {
     let syspath: String
     /// Its human-readable name: the IIO `name` and kernel name.
     let name: String
-    private let paths: [String]
     /// The three attribute files, open from the first reading until ``close()``: one
-    /// `pread` each per tick, as the accelerometer's (sysfs makes the text afresh).
-    private var files: [FileDescriptor?] = [nil, nil, nil]
-    private var buffer = [UInt8](repeating: 0, count: 64)
-    /// When the open files were last checked for having been replaced or removed (test
-    /// rigs do that; real sysfs answers a removed device's reads with an error).
-    private var checkedMs: Int64?
+    /// `pread` each per tick, as the accelerometer's. Checked for having been replaced
+    /// about once a second (``HeldAttributes``; test rigs replace them).
+    private let files: HeldAttributes
 
-    init(calibration: IIOCalibration, matrix: MountMatrix, syspath: String, name: String, paths: [String]) {
+    init(calibration: IIOCalibration, matrix: MountMatrix, syspath: String, name: String) {
         self.calibration = calibration
         self.matrix = matrix
         self.syspath = syspath
         self.name = name
-        self.paths = paths
+        files = HeldAttributes(directory: syspath, names: IIOCalibration.axes.map { "in_anglvel_\($0)_raw" },
+                               loop: nil, limit: 64)
     }
-
-    deinit { close() }
 
     /// Closes the attribute files (the sensor stopped).
-    func close() {
-        for axis in 0..<3 {
-            files[axis]?.close()
-            files[axis] = nil
-        }
-    }
+    func close() { files.close() }
 
     /// The gyroscope for the accelerometer at `syspath`: its own (unless `ownDevice` is
     /// false: a device whose buffer is enabled refuses reads of its raw attributes), else
@@ -124,24 +114,14 @@ final class IIOGyroscope {
             matrix = parsed
             break
         }
-        return IIOGyroscope(calibration: calibration, matrix: matrix, syspath: syspath, name: name, paths: paths)
+        return IIOGyroscope(calibration: calibration, matrix: matrix, syspath: syspath, name: name)
     }
 
     /// One axis's raw value; nil (the file closed, to be opened again by name at the next
     /// reading) when it cannot be read or is not a number.
     private func axis(_ i: Int) -> Double? {
-        if files[i] == nil { files[i] = try? FileDescriptor.open(paths[i]) }
-        guard let fd = files[i] else { return nil }
-        let count = buffer.withUnsafeMutableBytes { raw in try? fd.read(at: 0, into: raw) }
-        guard let count, count > 0 else {
-            fd.close()
-            files[i] = nil
-            return nil
-        }
-        var text = String(decoding: buffer[..<count], as: UTF8.self)
-        while let last = text.last, last == "\n" || last == "\0" { text.removeLast() }
-        guard let value = SysfsNumber.parseDouble(text) else { return nil }
-        return value
+        guard case .success(let text) = files.text(i) else { return nil }
+        return SysfsNumber.parseDouble(text)
     }
 
     /// Whether its device is still there (a sibling can be unplugged or unbound alone).
@@ -149,13 +129,6 @@ final class IIOGyroscope {
 
     /// One reading stamped `timeMs`; nil when an attribute is missing or malformed.
     func read(at timeMs: Int64) -> GyroscopeSample? {
-        if checkedMs.map({ timeMs - $0 >= 1000 || timeMs < $0 }) ?? true {
-            checkedMs = timeMs
-            for i in 0..<3 where files[i].map({ (try? $0.linkCount()) == 0 }) ?? false {
-                files[i]?.close()
-                files[i] = nil
-            }
-        }
         guard let x0 = axis(0), let y0 = axis(1), let z0 = axis(2) else { return nil }
         guard let (x, y, z) = calibration.convert(x0, y0, z0) else { return nil }
         let r = matrix.apply(x: x, y: y, z: z)

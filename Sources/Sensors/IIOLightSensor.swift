@@ -27,17 +27,16 @@ enum IIOLightSensor {
                 interval = Int64((seconds * 1000).rounded())
             }
         }
-        let path = device.syspath + "/" + channel + (processed ? "_input" : "_raw")
         return .success(PolledAuxiliarySensor(kind: .light, identity: device.identity(backend), syspath: device.syspath,
-                                              intervalMs: interval, loop: loop) { _ in
-            readLevel(path, name: name).flatMap { value in
+                                              attribute: channel + (processed ? "_input" : "_raw"), intervalMs: interval,
+                                              loop: loop) { text, _ in
+            parseLevel(text, name: name).flatMap { value in
                 lightReading((value + offset) * scale, unit: .lux, name: name)
             }
         })
     }
 
-    static func readLevel(_ path: String, name: String) -> Result<Double, SensorError> {
-        guard let text = SysfsFile.read(path) else { return .failure(SensorError("\(name): cannot read \(path)")) }
+    static func parseLevel(_ text: String, name: String) -> Result<Double, SensorError> {
         guard let value = SysfsNumber.parseDouble(text) else {
             return .failure(SensorError("\(name): the light level \"\(printable(text))\" is not a number"))
         }

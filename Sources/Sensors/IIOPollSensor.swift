@@ -20,17 +20,7 @@ public final class IIOPollSensor: SensorBackend {
     private var problems = ProblemLog()
     private var failure = FailureReport()
     /// `in_accel_{x,y,z}_raw`, open while started (see `read(at:)`).
-    private var rawFiles: [FileDescriptor?] = [nil, nil, nil]
-    private let rawPaths: [String]
-    /// One reading's bytes; allocated once (an array, so that an init that throws
-    /// before every property is set cannot leak it).
-    private var readBuffer = [UInt8](repeating: 0, count: IIOPollSensor.readLimit)
-    static let readLimit = 256
-    /// Tells when an attribute file is replaced (test rigs) while the files are open.
-    private var watch: DirectoryWatch?
-    /// Without a watch (inotify unavailable): when the open files were last checked for
-    /// replacement (see `readRaw`).
-    private var checkedMs: Int64?
+    private let rawFiles: HeldAttributes
     /// The poll timer's next scheduled expiry (see `tick()`).
     private var nextTickMs: Int64 = 0
     /// The squared length of the last reading (a tick's or `currentSample`'s), for `tick`.
@@ -44,7 +34,8 @@ public final class IIOPollSensor: SensorBackend {
         syspath = device.syspath
         identity = SensorIdentity(device: device, backend: .iioPoll)
         let path = device.syspath
-        rawPaths = IIOCalibration.axes.map { path + "/in_accel_\($0)_raw" }
+        rawFiles = HeldAttributes(directory: path, names: IIOCalibration.axes.map { "in_accel_\($0)_raw" },
+                                  loop: environment.loop)
         let attribute: (String) -> String? = { SysfsFile.read(path + "/" + $0) }
         switch IIOCalibration.read(attribute) {
         case .success(let value): calibration = value
@@ -89,15 +80,6 @@ public final class IIOPollSensor: SensorBackend {
         let interval = Int64(max(environment.settings.pollIntervalMs, 1))
         nextTickMs = MonotonicClock.milliseconds() + interval
         timer?.arm(afterMs: interval, intervalMs: interval)
-        if watch == nil {
-            do {
-                watch = try DirectoryWatch(path: syspath, loop: environment.loop) { [weak self] names, gone in
-                    self?.directoryChanged(names, gone: gone)
-                }
-            } catch {
-                environment.logger.debug("\(name): cannot watch \(syspath) (\(error)): checking the attribute files once a second")
-            }
-        }
     }
 
     public var gyroscopeName: String? { gyroscope?.name }
@@ -118,17 +100,7 @@ public final class IIOPollSensor: SensorBackend {
         gyroscopeHandler = nil
         gyroscope?.close()
         lastLengthSquared = nil
-        watch = nil
-        closeRawFiles()
-    }
-
-    /// Attribute files were replaced or removed: the open ones are stale. They are
-    /// reopened by name at the next reading (a name that is gone is a vanished device).
-    private func directoryChanged(_ names: [String], gone: Bool) {
-        for axis in 0..<3 where gone || names.contains(where: { rawPaths[axis].hasSuffix("/" + $0) }) {
-            rawFiles[axis]?.close()
-            rawFiles[axis] = nil
-        }
+        rawFiles.close()
     }
 
     public func currentSample() -> Sample? { read(at: MonotonicClock.milliseconds()) }
@@ -192,26 +164,12 @@ public final class IIOPollSensor: SensorBackend {
         return ratio > 1.25 || ratio < 0.75
     }
 
-    private func closeRawFiles() {
-        for axis in 0..<3 {
-            rawFiles[axis]?.close()
-            rawFiles[axis] = nil
-        }
-    }
-
     /// Reads the three axes now; nil (logged) when a reading is missing or malformed.
     ///
-    /// The three attribute files stay open from the first read until `stop()`, and each
-    /// reading is a `pread` at offset 0: sysfs produces an attribute's text afresh on
-    /// every read from the start, so this costs one system call per axis instead of
-    /// open, read and close (a path lookup each). On real sysfs an attribute is never
-    /// unlinked while its device exists, and reads of a removed device fail with ENODEV.
-    /// Test harnesses such as umockdev replace or remove the files instead: an inotify
-    /// watch on the device directory (silent on real sysfs, so no cost per poll) closes
-    /// the replaced files, which are opened again by name at the next reading, and a name
-    /// that is gone is a vanished device. Where inotify is unavailable the open files are
-    /// checked about once a second instead (`st_nlink` 0). Nothing is allocated on the way
-    /// of a well-formed reading.
+    /// The three attribute files stay open from the first read until `stop()`
+    /// (``HeldAttributes``: one `pread` per axis, files that test rigs replace opened
+    /// again), and a name that is gone is a vanished device. Nothing is allocated on the
+    /// way of a well-formed reading.
     func read(at timeMs: Int64) -> Sample? {
         guard let x = readAxis(0), let y = readAxis(1), let z = readAxis(2) else { return nil }
         guard let (cx, cy, cz) = calibration.convert(x, y, z) else {
@@ -226,64 +184,28 @@ public final class IIOPollSensor: SensorBackend {
     }
 
     private func readAxis(_ axis: Int) -> Double? {
-        let count: Int
-        switch readRaw(axis) {
-        case .success(let n): count = n
+        // A plain integer straight from the bytes; anything else as text, for the general
+        // parser, which also names what is wrong.
+        let read = rawFiles.read(axis) { bytes -> (value: Double?, text: String?) in
+            if let value = Self.parseRawInteger(bytes) { return (value, nil) }
+            var text = String(decoding: bytes, as: UTF8.self)
+            while let last = text.last, last == "\n" || last == "\0" { text.removeLast() }
+            return (SysfsNumber.parseDouble(text), text)
+        }
+        var file: String { "in_accel_\(IIOCalibration.axes[axis])_raw" }
+        switch read {
         case .failure(let error):
-            let file = "in_accel_\(IIOCalibration.axes[axis])_raw"
             if error == .noEntry || error == .noDevice {
                 vanished("\(file): \(error)")
             } else {
                 problems.report("\(name): cannot read \(file): \(error): sample dropped", logger: environment.logger)
             }
             return nil
-        }
-        if let value = readBuffer.withUnsafeBytes({ Self.parseRawInteger(UnsafeRawBufferPointer(rebasing: $0[..<count])) }) {
+        case .success(let (value?, _)):
             return value
-        }
-        // Anything but a plain integer: the general parser, which also names what is wrong.
-        var text = String(decoding: readBuffer[..<count], as: UTF8.self)
-        while let last = text.last, last == "\n" || last == "\0" { text.removeLast() }
-        guard let value = SysfsNumber.parseDouble(text) else {
-            problems.report("\(name): in_accel_\(IIOCalibration.axes[axis])_raw \"\(printable(text))\" is not a number: sample dropped", logger: environment.logger)
+        case .success(let (nil, text)):
+            problems.report("\(name): \(file) \"\(printable(text ?? ""))\" is not a number: sample dropped", logger: environment.logger)
             return nil
-        }
-        return value
-    }
-
-    /// Reads one axis's attribute into `readBuffer`; the byte count.
-    private func readRaw(_ axis: Int) -> Result<Int, Errno> {
-        do {
-            if axis == 0, watch == nil {
-                let now = MonotonicClock.milliseconds()
-                if checkedMs.map({ now - $0 >= 1000 }) ?? true {
-                    checkedMs = now
-                    revalidate()
-                }
-            }
-            let fd: FileDescriptor
-            if let open = rawFiles[axis] {
-                fd = open
-            } else {
-                fd = try FileDescriptor.open(rawPaths[axis])
-                rawFiles[axis] = fd
-            }
-            let count = readBuffer.withUnsafeMutableBytes { raw in Result { () throws(Errno) in try fd.read(at: 0, into: raw) } }
-            return .success(try count.get())
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    /// Closes the open attribute files that are no longer linked (see `read(at:)`).
-    private func revalidate() {
-        for axis in 0..<3 {
-            if let fd = rawFiles[axis] {
-                if (try? fd.linkCount()) == 0 {
-                    fd.close()
-                    rawFiles[axis] = nil
-                }
-            }
         }
     }
 
@@ -309,7 +231,7 @@ public final class IIOPollSensor: SensorBackend {
 
     private func vanished(_ why: String) {
         timer?.disarm()
-        closeRawFiles()
+        rawFiles.close()
         failure.report("\(name): device vanished (\(why))", reason: "device vanished", environment)
     }
 }

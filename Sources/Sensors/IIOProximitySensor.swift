@@ -22,10 +22,8 @@ enum IIOProximitySensor {
             return .failure(SensorError("\(name): no near level (udev property PROXIMITY_NEAR_LEVEL): proximity not used"))
         }
         let threshold = ProximityThreshold(nearLevel: level)
-        let path = device.syspath + "/" + channel + "_raw"
         return .success(PolledAuxiliarySensor(kind: .proximity, identity: device.identity(backend), syspath: device.syspath,
-                                              intervalMs: intervalMs, loop: loop) { last in
-            guard let text = SysfsFile.read(path) else { return .failure(SensorError("\(name): cannot read \(path)")) }
+                                              attribute: channel + "_raw", intervalMs: intervalMs, loop: loop) { text, last in
             guard let value = SysfsNumber.parseDouble(text), value.isFinite else {
                 return .failure(SensorError("\(name): the proximity \"\(printable(text))\" is not a number"))
             }

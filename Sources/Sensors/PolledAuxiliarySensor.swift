@@ -1,29 +1,33 @@
 import Posix
 
-/// An auxiliary sensor read by polling an attribute: once when started (so that a claim
-/// returns with the value), then every `intervalMs` until stopped. `read` gets the
-/// previous reading, for the sensors whose answer depends on it (proximity's
-/// hysteresis).
+/// An auxiliary sensor read by polling one attribute of its device: once when started
+/// (so that a claim returns with the value), then every `intervalMs` until stopped. The
+/// attribute stays open while started (``HeldAttributes``: one `pread` a poll). `parse`
+/// gets the attribute's text and the previous reading, for the sensors whose answer
+/// depends on it (proximity's hysteresis).
 final class PolledAuxiliarySensor: AuxiliarySensor {
     let kind: AuxiliaryKind
     let identity: SensorIdentity
     let syspath: String
     let intervalMs: Int64
     private let loop: EventLoop
-    private let read: (AuxiliaryReading?) -> Result<AuxiliaryReading, SensorError>
+    private let attribute: HeldAttributes
+    private let parse: (String, AuxiliaryReading?) -> Result<AuxiliaryReading, SensorError>
     private var timer: Posix.Timer?
     private var last: AuxiliaryReading?
     private var onReading: ((AuxiliaryReading) -> Void)?
     private var onProblem: ((SensorError) -> Void)?
 
-    init(kind: AuxiliaryKind, identity: SensorIdentity, syspath: String, intervalMs: Int64, loop: EventLoop,
-         read: @escaping (AuxiliaryReading?) -> Result<AuxiliaryReading, SensorError>) {
+    /// `attribute`: the file in the device directory `syspath` that holds the reading.
+    init(kind: AuxiliaryKind, identity: SensorIdentity, syspath: String, attribute: String, intervalMs: Int64,
+         loop: EventLoop, parse: @escaping (String, AuxiliaryReading?) -> Result<AuxiliaryReading, SensorError>) {
         self.kind = kind
         self.identity = identity
         self.syspath = syspath
         self.intervalMs = intervalMs
         self.loop = loop
-        self.read = read
+        self.attribute = HeldAttributes(directory: syspath, names: [attribute], loop: loop)
+        self.parse = parse
     }
 
     func start(reading: @escaping (AuxiliaryReading) -> Void, problem: @escaping (SensorError) -> Void,
@@ -46,10 +50,12 @@ final class PolledAuxiliarySensor: AuxiliarySensor {
         timer = nil
         onReading = nil
         onProblem = nil
+        attribute.close()
     }
 
     private func poll() {
-        switch read(last) {
+        let reading = attribute.text(0).mapError { SensorError("\(identity.name): cannot read \(attribute.paths[0]): \($0)") }
+        switch reading.flatMap({ parse($0, last) }) {
         case .success(let value):
             last = value
             onReading?(value)
