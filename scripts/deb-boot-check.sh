@@ -1,0 +1,77 @@
+#!/bin/bash
+# The booted half of make deb-test: runs as a oneshot unit (deb-boot-check.service) in
+# a minimal Debian 12 booted with systemd-nspawn --boot, the package installed, so that
+# the daemon runs as it does on a user's machine: started by systemd from the installed
+# unit, inside its sandbox (system call filter, read-only system, no capabilities), on
+# the system bus, logging to the journal.
+#
+# 1. The enabled unit started the daemon at boot; an unprivileged user asks it through
+#    the installed bus policy.
+# 2. Its lines reach the journal with their priority and without the program's name.
+# 3. systemctl reload with an invalid configuration file: the error is in the journal at
+#    priority err, the daemon goes on with the previous configuration.
+# 4. Stopped, it is started again by the bus when a client calls.
+# 5. It was never restarted nor killed by its sandbox.
+# Writes one line per check to /srv/deb-test/boot.log, the journal after them; the last
+# line is "deb-test: boot checks passed" when every check passed.
+exec >/srv/deb-test/boot.log 2>&1
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+pass() { echo "deb-test: ok: $*"; }
+fail() {
+    echo "deb-test: FAILED: $*"
+    echo "--- journalctl -u orientationd"
+    journalctl -u orientationd --no-pager -o short-monotonic
+    exit 1
+}
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+# Waits up to 10 s for a condition (the daemon acts on a signal in its own time).
+eventually() {
+    for _ in $(seq 100); do
+        "$@" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# 1. Started at boot (enabled), under the installed unit and policy.
+systemctl is-active --quiet orientationd.service || fail "orientationd.service is not active after boot: $(systemctl is-active orientationd.service)"
+pid=$(systemctl show -P MainPID orientationd.service)
+state=$(as_nobody orientationctl get) || fail "orientationctl get as nobody: $state"
+grep -qx 'HasSensor: no' <<<"$state" || fail "orientationctl get as nobody: $state"
+pass "the enabled unit started orientationd at boot under its sandbox; nobody's orientationctl get is answered"
+
+# 2. The journal has its line at info, as written: no program name, no "<6>".
+line='no display accelerometer found'
+journalctl -u orientationd.service -p info..info -o cat | grep -q "^$line" \
+    || fail "the journal has no line starting \"$line\" at priority info"
+pass "its lines reach the journal with their priority (info) and without the program's name"
+
+# 3. Reload with an invalid file: an error, and the previous configuration goes on.
+conf=/etc/orientationd/orientationd.conf
+cp "$conf" /srv/deb-test/conf.saved
+printf '[Engine]\nNoSuchKey = 1\n' >"$conf"
+systemctl reload orientationd.service || fail "systemctl reload orientationd failed"
+has_error() { journalctl -u orientationd.service -p err -o cat | grep -q 'SIGHUP: invalid configuration'; }
+eventually has_error || fail "after a reload with an invalid $conf, no error in the journal at priority err"
+cp /srv/deb-test/conf.saved "$conf"
+[[ $(systemctl show -P MainPID orientationd.service) == "$pid" ]] && systemctl is-active --quiet orientationd.service \
+    || fail "after a reload with an invalid $conf the daemon is gone or was restarted"
+pass "systemctl reload with an invalid configuration: an error in the journal (priority err), the daemon goes on"
+
+# 4. Bus activation.
+systemctl stop orientationd.service
+systemctl is-active --quiet orientationd.service && fail "systemctl stop left orientationd running"
+state=$(as_nobody orientationctl get) || fail "orientationctl get as nobody with the service stopped: $state"
+systemctl is-active --quiet orientationd.service || fail "a client's call did not start orientationd.service"
+pass "stopped, orientationd.service is started again by the bus when a client calls"
+
+# 5. Never restarted, never killed (a system call the filter refuses is SIGSYS).
+[[ $(systemctl show -P NRestarts orientationd.service) == 0 ]] || fail "orientationd.service was restarted"
+journalctl -u orientationd.service -o cat | grep -Eq 'status=31/SYS|code=killed|code=dumped' \
+    && fail "orientationd exited or was killed: $(journalctl -u orientationd.service -o cat | grep -E 'status=|exited')"
+pass "never restarted, never killed by its sandbox"
+
+echo "--- journalctl -u orientationd"
+journalctl -u orientationd --no-pager -o short-monotonic
+echo "deb-test: boot checks passed"
