@@ -12,6 +12,8 @@
 #    priority err, the daemon goes on with the previous configuration.
 # 4. Stopped, it is started again by the bus when a client calls.
 # 5. It was never restarted nor killed by its sandbox.
+# 6. orientationd-sensor-proxy installed on the running system: the daemon is restarted
+#    with the drop-in and owns net.hadess.SensorProxy, which starts it when called.
 # Writes one line per check to /srv/deb-test/boot.log, the journal after them; the last
 # line is "deb-test: boot checks passed" when every check passed.
 exec >/srv/deb-test/boot.log 2>&1
@@ -71,6 +73,23 @@ pass "stopped, orientationd.service is started again by the bus when a client ca
 journalctl -u orientationd.service -o cat | grep -Eq 'status=31/SYS|code=killed|code=dumped' \
     && fail "orientationd exited or was killed: $(journalctl -u orientationd.service -o cat | grep -E 'status=|exited')"
 pass "never restarted, never killed by its sandbox"
+
+# 6. orientationd-sensor-proxy installed on the running system: its postinst restarts the
+#    daemon with the drop-in, which then owns iio-sensor-proxy's name too; stopped, a
+#    call to that name starts it (the activation file's SystemdService=).
+sensor_proxy() {
+    as_nobody busctl --system get-property net.hadess.SensorProxy /net/hadess/SensorProxy \
+        net.hadess.SensorProxy HasAccelerometer 2>&1
+}
+dpkg -i /srv/deb-test/orientationd-sensor-proxy_*.deb >/dev/null 2>&1 || fail "dpkg -i orientationd-sensor-proxy failed"
+has_name() { [[ $(sensor_proxy) == "b false" ]]; }
+eventually has_name || fail "after installing orientationd-sensor-proxy, net.hadess.SensorProxy answers: $(sensor_proxy)"
+pass "orientationd-sensor-proxy installed: the running daemon was restarted with the drop-in and owns net.hadess.SensorProxy"
+systemctl stop orientationd.service
+answer=$(sensor_proxy)
+[[ $answer == "b false" ]] || fail "with the service stopped, net.hadess.SensorProxy answers: $answer"
+systemctl is-active --quiet orientationd.service || fail "a call to net.hadess.SensorProxy did not start orientationd.service"
+pass "stopped, orientationd.service is started again by a call to net.hadess.SensorProxy"
 
 echo "--- journalctl -u orientationd"
 journalctl -u orientationd --no-pager -o short-monotonic

@@ -13,7 +13,8 @@
 # package and systemd as its init, is booted (systemd-nspawn --boot), and
 # scripts/deb-boot-check.sh checks the daemon as systemd runs it: started at boot from
 # the installed unit inside its sandbox, asked by an unprivileged user, logging to the
-# journal with priorities, reloaded, started by the bus, stopped cleanly at shutdown.
+# journal with priorities, reloaded, started by the bus, restarted as iio-sensor-proxy's
+# stand-in when orientationd-sensor-proxy is installed, stopped cleanly at shutdown.
 # The copies are removed afterwards.
 #
 # Environment: DEBIAN_MIRROR (for the cached root), KEEP=1 (keep the copy).
@@ -58,7 +59,7 @@ cp -a "$cache" "$boot"
 rm -f "$boot/.complete"
 cp -L /etc/resolv.conf "$boot/etc/resolv.conf" 2>/dev/null || true
 mkdir -p "$boot/srv/deb-test"
-cp "$deb" scripts/deb-boot-check.sh "$boot/srv/deb-test/"
+cp "$deb" "$proxy_deb" scripts/deb-boot-check.sh "$boot/srv/deb-test/"
 systemd-nspawn --quiet --register=no --keep-unit --directory="$boot" \
     --setenv=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin --setenv=DEBIAN_FRONTEND=noninteractive \
     /bin/sh -c "apt-get update -q >/dev/null && apt-get install -y -q systemd-sysv ./srv/deb-test/$deb >/dev/null" \
