@@ -11,8 +11,9 @@
 # 3. systemctl reload with an invalid configuration file: the error is in the journal at
 #    priority err, the daemon goes on with the previous configuration.
 # 4. Stopped, it is started again by the bus when a client calls.
-# 5. It was never restarted nor killed by its sandbox.
-# 6. orientationd-sensor-proxy installed on the running system: the daemon is restarted
+# 5. Under the real polkitd, root may start a client and lock; nobody is refused, and told.
+# 6. It was never restarted nor killed by its sandbox.
+# 7. orientationd-sensor-proxy installed on the running system: the daemon is restarted
 #    with the drop-in and owns net.hadess.SensorProxy, which starts it when called.
 # Writes one line per check to /srv/deb-test/boot.log, the journal after them; the last
 # line is "deb-test: boot checks passed" when every check passed.
@@ -68,13 +69,25 @@ state=$(as_nobody orientationctl get) || fail "orientationctl get as nobody with
 systemctl is-active --quiet orientationd.service || fail "a client's call did not start orientationd.service"
 pass "stopped, orientationd.service is started again by the bus when a client calls"
 
-# 5. Never restarted, never killed (a system call the filter refuses is SIGSYS).
+# 5. The real polkitd decides: root may start a client and lock the rotation; a user
+#    outside any session (nobody) may not, and is told so.
+out=$(timeout 2 orientationctl monitor 2>&1)
+grep -q 'state: device' <<<"$out" || fail "root's orientationctl monitor: $out"
+orientationctl lock >/dev/null && orientationctl unlock >/dev/null || fail "root's orientationctl lock failed"
+out=$(as_nobody timeout 2 orientationctl monitor 2>&1)
+[[ $? == 1 ]] && grep -q 'not authorized for org.orientationd.Orientation1.claim' <<<"$out" \
+    || fail "nobody's orientationctl monitor was not refused by polkit: $out"
+out=$(as_nobody orientationctl lock 2>&1) && fail "nobody's orientationctl lock was not refused: $out"
+grep -q 'not authorized for org.orientationd.Orientation1.lock' <<<"$out" || fail "nobody's orientationctl lock: $out"
+pass "under polkitd, root may start a client and lock the rotation; nobody, outside a session, is refused and told so"
+
+# 6. Never restarted, never killed (a system call the filter refuses is SIGSYS).
 [[ $(systemctl show -P NRestarts orientationd.service) == 0 ]] || fail "orientationd.service was restarted"
 journalctl -u orientationd.service -o cat | grep -Eq 'status=31/SYS|code=killed|code=dumped' \
     && fail "orientationd exited or was killed: $(journalctl -u orientationd.service -o cat | grep -E 'status=|exited')"
 pass "never restarted, never killed by its sandbox"
 
-# 6. orientationd-sensor-proxy installed on the running system: its postinst restarts the
+# 7. orientationd-sensor-proxy installed on the running system: its postinst restarts the
 #    daemon with the drop-in, which then owns iio-sensor-proxy's name too; stopped, a
 #    call to that name starts it (the activation file's SystemdService=).
 sensor_proxy() {

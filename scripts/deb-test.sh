@@ -62,7 +62,7 @@ mkdir -p "$boot/srv/deb-test"
 cp "$deb" "$proxy_deb" scripts/deb-boot-check.sh "$boot/srv/deb-test/"
 systemd-nspawn --quiet --register=no --keep-unit --directory="$boot" \
     --setenv=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin --setenv=DEBIAN_FRONTEND=noninteractive \
-    /bin/sh -c "apt-get update -q >/dev/null && apt-get install -y -q systemd-sysv ./srv/deb-test/$deb >/dev/null" \
+    /bin/sh -c "apt-get update -q >/dev/null && apt-get install -y -q systemd-sysv polkitd ./srv/deb-test/$deb >/dev/null" \
     || { echo "deb-test: FAILED: cannot install systemd and $deb in the boot copy" >&2; exit 1; }
 cat >"$boot/etc/systemd/system/deb-boot-check.service" <<'UNIT'
 [Unit]
