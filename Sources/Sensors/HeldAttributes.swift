@@ -72,6 +72,10 @@ final class HeldAttributes {
         }
     }
 
+    /// Whether a directory watch is set up (from the first reading until ``close()``,
+    /// where there is a loop and inotify).
+    var isWatching: Bool { watch != nil }
+
     /// Attribute `index` as text, without the trailing newline (as ``SysfsFile/read(_:)``).
     func text(_ index: Int) -> Result<String, Errno> {
         read(index) { bytes in
