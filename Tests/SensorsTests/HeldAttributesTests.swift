@@ -36,6 +36,14 @@ import Testing
         }
 
         func remove(_ name: String) { unlink(path + "/" + name) }
+
+        /// `name` written with `text`, held, and read once (which opens it).
+        func held(_ name: String, _ text: String, loop: EventLoop?) throws -> HeldAttributes {
+            try rewrite(name, text)
+            let held = HeldAttributes(directory: path, names: [name], loop: loop)
+            #expect(try held.text(0).get() == text.filter { $0 != "\n" })
+            return held
+        }
     }
 
     /// How many of this process's descriptors are open on `path` (other suites run
@@ -50,9 +58,7 @@ import Testing
 
     @Test func aFileChangedInPlaceIsReadAfreshThroughTheSameDescriptor() throws {
         let device = try Device()
-        try device.rewrite("in_accel_x_raw", "12\n")
-        let held = HeldAttributes(directory: device.path, names: ["in_accel_x_raw"], loop: nil)
-        #expect(try held.text(0).get() == "12")
+        let held = try device.held("in_accel_x_raw", "12\n", loop: nil)
         try device.rewrite("in_accel_x_raw", "-340\n")
         #expect(try held.text(0).get() == "-340")
         #expect(Self.opened(device.path + "/in_accel_x_raw") == 1, "kept open, once")
@@ -61,9 +67,7 @@ import Testing
     @Test func aReplacedFileIsOpenedAgainOnceTheWatchReportsIt() throws {
         let loop = try EventLoop()
         let device = try Device()
-        try device.rewrite("in_illuminance_raw", "100\n")
-        let held = HeldAttributes(directory: device.path, names: ["in_illuminance_raw"], loop: loop)
-        #expect(try held.text(0).get() == "100")
+        let held = try device.held("in_illuminance_raw", "100\n", loop: loop)
         try device.replace("in_illuminance_raw", "300\n")
         // The open file is the old one until the loop hears of the replacement.
         #expect(try held.text(0).get() == "100")
@@ -74,9 +78,7 @@ import Testing
     @Test func aRemovedFileIsNoEntry() throws {
         let loop = try EventLoop()
         let device = try Device()
-        try device.rewrite("in_proximity_raw", "7\n")
-        let held = HeldAttributes(directory: device.path, names: ["in_proximity_raw"], loop: loop)
-        #expect(try held.text(0).get() == "7")
+        let held = try device.held("in_proximity_raw", "7\n", loop: loop)
         device.remove("in_proximity_raw")
         loop.dispatchPending()
         #expect(held.text(0) == .failure(.noEntry))
