@@ -205,11 +205,7 @@ public struct EngineTunables: Sendable, Equatable {
     /// holds the device near the new orientation; a reading only just past the leave angle
     /// is most often the end of a movement: a swing's turning point, the arm's pull in a
     /// run, a hand's roll at the ear, which last a fraction of a second. 7° is a hand's
-    /// tremor (2.5–4.5°) with room for noise. The stride estimate of the readings alone
-    /// (no gyroscope) proposes nothing there at all: it waits `StrideMs` anyway, and an
-    /// arm's pull that does not average out holds it just past the line for seconds (a
-    /// swinging hand's average sat at 62° for a second, the phone upright). 0 turns the
-    /// rule off.
+    /// tremor (2.5–4.5°) with room for noise. 0 turns the rule off.
     public var edgeDeg: Double = 7
     public var edgeSettleMs: Double = 250
 
@@ -434,7 +430,7 @@ public struct EngineTunables: Sendable, Equatable {
         Entry(key: "OrientationSettleMs", path: \.orientationSettleMs, unit: "ms", min: 0, max: 60_000,
               summary: "how long a proposal must stand before calm commits it"),
         Entry(key: "EdgeDeg", path: \.edgeDeg, unit: "degrees", min: 0, max: 90,
-              summary: "a proposal less than this past the leave angle must stand EdgeSettleMs before it is committed, and the accelerometer's stride estimate proposes nothing there (0: off)"),
+              summary: "a proposal less than this past the leave angle must stand EdgeSettleMs before it is committed (0: off)"),
         Entry(key: "EdgeSettleMs", path: \.edgeSettleMs, unit: "ms", min: 0, max: 60_000,
               summary: "how long a proposal only just past the leave angle (EdgeDeg) must stand, at rest or calm"),
         Entry(key: "PickUpRestMs", path: \.pickUpRestMs, unit: "ms", min: 0, max: 600_000,

@@ -52,9 +52,7 @@ import OrientationAPI
 ///
 /// A proposal less than `EdgeDeg` past the leave angle must stand `EdgeSettleMs` for rest
 /// and calm alike: a device only just past the boundary is most often at the end of a
-/// movement (a swing's turning point, a running arm's pull), not held there. The stride
-/// estimate of the readings alone proposes nothing there: waiting longer would not help
-/// it, since a pull that does not average out holds the average there for seconds.
+/// movement (a swing's turning point, a running arm's pull), not held there.
 ///
 /// Calm and stride commit only below `CalmElevationDeg` (near flat, φ is ill-conditioned
 /// and a hand's wobble swings it across a boundary); a rest up to `MaxElevationDeg`.
@@ -228,7 +226,7 @@ struct Judge: Sendable {
             }
         } else if strideMs > 0 && abs(e.strideLength - 1) <= strideLengthTolerance {
             let a = geometry.pose(e.strideUp)
-            stride = a.sinElevation < sinCalmElevation && !atEdge(a) ? geometry.proposal(a, current: orientation) : nil
+            stride = a.sinElevation < sinCalmElevation ? geometry.proposal(a, current: orientation) : nil
             strideTilt = geometry.tilt(a, current: tilt)
         }
         strideCandidate.propose(stride == orientation ? nil : stride, at: t, creditMs: creditMs * 0.5)

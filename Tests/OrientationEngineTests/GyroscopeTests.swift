@@ -471,14 +471,14 @@ struct GyroscopeTests {
         e.feed(Sample(timeMs: t, x: -sin(p) * 9.81 - k * cos(p), y: -cos(p) * 9.81 + k * sin(p), z: 0))
     }
 
-    /// The orientations reported over 8 s while a phone held in left-up at φ −55° sways
+    /// The orientations reported over 8 s while a phone held in left-up at φ −60° sways
     /// ±10° every 2 s, read at 10 Hz, and from 1 s on an arm's pull across the screen
     /// toward normal alternates between 0.2 and 1.1 g at every reading (mean 0.65 g:
     /// never calm, never a rest); with the gyroscope too unless `gyro` is false.
     func swayWithPull(gyro: Bool) -> [Orientation] {
         var e = OrientationEngine()
         var seen: [Orientation] = []
-        let phi = { (t: Double) -> Double in -55 + 10 * sin(2 * .pi * t / 2000) }
+        let phi = { (t: Double) -> Double in -60 + 10 * sin(2 * .pi * t / 2000) }
         for t in stride(from: Int64(0), to: 8000, by: 100) {
             feedPushed(&e, at: t, phi: phi, push: t < 1000 ? 0 : 9.81 * (t / 100 % 2 == 0 ? 0.2 : 1.1), gyro: gyro)
             if seen.last != e.orientation { seen.append(e.orientation) }
@@ -488,7 +488,7 @@ struct GyroscopeTests {
 
     @Test("read at 10 Hz, a smoothly turning gyroscope's attitude must agree before the stride rule follows a pull")
     func slowGyroscopeAttitudeMustAgreeWithTheStride() {
-        // The readings' second-long average is tipped 33° by the pull, 8° past normal's
+        // The readings' second-long average is tipped 33° by the pull, past normal's
         // leave angle, and reads 1.19 g: alone, the stride rule follows it. The attitude,
         // which the readings pull each by its direction alone (the long ones no more than
         // the short), stays on left-up's side: with the gyroscope, nothing is committed.
