@@ -7,6 +7,11 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 endif
 
 SWIFT ?= swift
+# The Swift toolchain leaves empty TemporaryDirectory.* folders and SwiftPM's lock files
+# in TMPDIR at every build, even one with nothing to do (ten entries): the builds make
+# runs keep them in .build/tmp, which make clean removes, not in the user's /tmp.
+SWIFT_TMPDIR = $(CURDIR)/.build/tmp
+SWIFT_BUILD = mkdir -p "$(SWIFT_TMPDIR)" && TMPDIR="$(SWIFT_TMPDIR)" $(SWIFT) build
 # One set of release flags (static Swift runtime, lld, packed relocations, link order).
 RELEASE_FLAGS = $(shell scripts/release-flags.sh)
 FUZZ_SECONDS ?= 10
@@ -99,19 +104,19 @@ help:
 DEMO_JOB = set -m; setpriv --pdeathsig TERM scripts/demo.sh
 run:
 	scripts/prerequisites.sh run
-	$(SWIFT) build
+	$(SWIFT_BUILD)
 	@$(DEMO_JOB); exit $$?
 
 demo:
 	scripts/prerequisites.sh demo
-	$(SWIFT) build
-	$(SWIFT) build --package-path examples/gtk-demo
+	$(SWIFT_BUILD)
+	$(SWIFT_BUILD) --package-path examples/gtk-demo
 	@$(DEMO_JOB) gtk; exit $$?
 
 screenshots:
 	scripts/prerequisites.sh demo
-	$(SWIFT) build
-	$(SWIFT) build --package-path examples/gtk-demo
+	$(SWIFT_BUILD)
+	$(SWIFT_BUILD) --package-path examples/gtk-demo
 	scripts/screenshots.sh
 
 # The build, the tests and the fuzzers, checked for what they leave behind in /tmp and
@@ -122,11 +127,11 @@ test:
 
 build:
 	scripts/prerequisites.sh run
-	$(SWIFT) build
+	$(SWIFT_BUILD)
 
 release:
 	scripts/prerequisites.sh run
-	$(SWIFT) build $(RELEASE_FLAGS)
+	$(SWIFT_BUILD) $(RELEASE_FLAGS)
 
 score:
 	scripts/prerequisites.sh run
@@ -134,7 +139,7 @@ score:
 
 bench:
 	scripts/prerequisites.sh test
-	$(SWIFT) build $(RELEASE_FLAGS)
+	$(SWIFT_BUILD) $(RELEASE_FLAGS)
 	benchmarks/compare/compare.py --swift "$(SWIFT)"
 
 # Ten minutes of churn against the release daemon under umockdev (benchmarks/soak/soak.py):
@@ -142,18 +147,18 @@ bench:
 SOAK_SECONDS ?= 600
 soak:
 	scripts/prerequisites.sh test
-	$(SWIFT) build $(RELEASE_FLAGS)
-	benchmarks/soak/soak.py --seconds $(SOAK_SECONDS) --bin-dir "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"
+	$(SWIFT_BUILD) $(RELEASE_FLAGS)
+	benchmarks/soak/soak.py --seconds $(SOAK_SECONDS) --bin-dir "$$($(SWIFT_BUILD) $(RELEASE_FLAGS) --show-bin-path)"
 
 # Regenerate scripts/orientationd.order (the link order of the release build) from a
 # callgrind run of the daemon through the benchmark's paths, then link again with it
 # (SwiftPM does not see the list change, so the executables are removed first).
 order-file:
 	scripts/prerequisites.sh bench
-	$(SWIFT) build $(RELEASE_FLAGS)
+	$(SWIFT_BUILD) $(RELEASE_FLAGS)
 	benchmarks/compare/order_file.py
-	rm -f "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"/{orientationd,orientationctl,orientationd-bench}
-	$(SWIFT) build $(RELEASE_FLAGS)
+	rm -f "$$($(SWIFT_BUILD) $(RELEASE_FLAGS) --show-bin-path)"/{orientationd,orientationctl,orientationd-bench}
+	$(SWIFT_BUILD) $(RELEASE_FLAGS)
 
 fuzz:
 	scripts/prerequisites.sh run

@@ -26,8 +26,10 @@ scratch=()
 
 mapfile -t release_flags < <("$(dirname "${BASH_SOURCE[0]}")/release-flags.sh")
 echo "bench: building release (${release_flags[*]})"
-swift build "${release_flags[@]}" "${scratch[@]}" 2>&1 | tail -n 5
-bin_dir=$(swift build "${release_flags[@]}" "${scratch[@]}" --show-bin-path)
+# The toolchain's leftovers (empty TemporaryDirectory.*, lock files) go to .build/tmp.
+mkdir -p "$repo/.build/tmp"
+TMPDIR="$repo/.build/tmp" swift build "${release_flags[@]}" "${scratch[@]}" 2>&1 | tail -n 5
+bin_dir=$(TMPDIR="$repo/.build/tmp" swift build "${release_flags[@]}" "${scratch[@]}" --show-bin-path)
 
 "$python" -c 'import dbus, gi' 2>/dev/null || {
     echo "bench: $python lacks dbus or gi: run scripts/prerequisites.sh bench" >&2

@@ -187,9 +187,12 @@ release_binaries() {
         say "using the release build in $bin (built by $owner)" >&2
     else
         mapfile -t flags < <("$repo/scripts/release-flags.sh")
-        "$SWIFT" build "${flags[@]}" --product orientationd >&2
-        "$SWIFT" build "${flags[@]}" --product orientationctl >&2
-        bin=$("$SWIFT" build "${flags[@]}" --show-bin-path)
+        # The toolchain's leftovers of every build (empty TemporaryDirectory.*, lock
+        # files) go to .build/tmp, not to the user's TMPDIR (as the Makefile's builds).
+        mkdir -p "$repo/.build/tmp"
+        TMPDIR="$repo/.build/tmp" "$SWIFT" build "${flags[@]}" --product orientationd >&2
+        TMPDIR="$repo/.build/tmp" "$SWIFT" build "${flags[@]}" --product orientationctl >&2
+        bin=$(TMPDIR="$repo/.build/tmp" "$SWIFT" build "${flags[@]}" --show-bin-path)
     fi
     echo "$bin"
 }

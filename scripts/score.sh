@@ -41,10 +41,14 @@ if [ -n "${REAL:-}" ] && [ ! -d "$real" ]; then
     exit 1
 fi
 echo "score.sh: building orientationctl (release)..." >&2
-# The same flags as every release build, so that scoring does not rebuild the tree.
+# The same flags as every release build, so that scoring does not rebuild the tree. The
+# toolchain's leftovers of every build and test run (empty TemporaryDirectory.*, lock
+# files) go to the scratch path's tmp, not to the user's TMPDIR (as the Makefile's).
 mapfile -t flags < <("$root/scripts/release-flags.sh")
-"$swift" build --package-path "$root" --scratch-path "$scratch" "${flags[@]}" --product orientationctl >&2
-bin=$("$swift" build --package-path "$root" --scratch-path "$scratch" "${flags[@]}" --show-bin-path)
+swift_tmp=$scratch/tmp
+mkdir -p "$swift_tmp"
+TMPDIR=$swift_tmp "$swift" build --package-path "$root" --scratch-path "$scratch" "${flags[@]}" --product orientationctl >&2
+bin=$(TMPDIR=$swift_tmp "$swift" build --package-path "$root" --scratch-path "$scratch" "${flags[@]}" --show-bin-path)
 
 # One score.py run per set: its table per activity, then its tilt and score lines.
 #   synthetic     the labelled synthetic traces (TRACES)
@@ -86,5 +90,5 @@ fi
 # synthetic traces' targets, causality and a perturbed copy of them. It needs these
 # traces, so it runs here rather than in `make test`.
 echo "== the Dev set suite (swift test --filter DevSetTests)"
-TRACES="$traces" "$swift" test --package-path "$root" --scratch-path "$scratch" --filter DevSetTests >&2 || status=$?
+TRACES="$traces" TMPDIR=$swift_tmp "$swift" test --package-path "$root" --scratch-path "$scratch" --filter DevSetTests >&2 || status=$?
 exit $status
