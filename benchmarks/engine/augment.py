@@ -69,6 +69,14 @@ Variants (all deterministic for a seed):
              poses do not. The gyroscope is copied unchanged (the device turns as before);
              d10: then decimated to 10 Hz as dec10. A check that the rules against a run's
              or a swing's pull are not fitted to one person's vigour
+  tempo0.75, tempo1.33
+             the person slower or faster: the time axis divided by that factor (the
+             recording's rate multiplied by it), the gyroscope's rates (its bias with
+             them) multiplied by it and the truth's times divided by it. The truth's labels stay, though its
+             one-second hold rule was applied to the original motion: in tempo1.33 a pose
+             held 1-1.33 s is still a change after 0.75-1 s, in tempo0.75 an excursion of
+             0.75-1 s is still an excursion after 1-1.33 s (following it counts as
+             flicker), so there flicker is an upper bound
   gbias, gbias10
              the gyroscope's bias made worse: a constant rate of up to +-6 degrees/s per
              axis added to every gyroscope reading (a Nexus 5's own is about 4; the
@@ -100,7 +108,7 @@ ALL = ["jitter", "rate10", "rate10raw", "rate200", "rate25j", "gaps", "gain", "o
        "runswing", "runswing2", "runall", "roll15", "roll-15", "vigour0.7", "vigour1.3", "vigour1.5",
        "vigour1.5d10", "gbias", "gbias10", "gscale", "glag", "glead", "dec10glag", "rate10g",
        "dec10p25", "dec10p50", "dec10p75", "dec25p10", "dec25p20", "dec25p30",
-       "ggaps", "ggaps10"]
+       "ggaps", "ggaps10", "tempo0.75", "tempo1.33"]
 GYRO_VARIANTS = ("gbias", "gbias10", "gscale", "glag", "glead", "dec10glag", "rate10g", "ggaps", "ggaps10")
 ROT90 = {"normal": "right-up", "right-up": "bottom-up", "bottom-up": "left-up", "left-up": "normal",
          "undefined": "undefined"}
@@ -259,6 +267,37 @@ def vigour(rows, k, window_ms=500.0):
     return out
 
 
+def tempo(rows, k, rate=False):
+    """Times divided by k (kept increasing: a sample that would share its millisecond
+    with the one before is left out); with `rate`, the values multiplied by k too."""
+    out = []
+    for t, x, y, z in rows:
+        t2 = int(round(t / k))
+        if out and t2 <= out[-1][0]:
+            continue
+        out.append((t2, x * k, y * k, z * k) if rate else (t2, x, y, z))
+    return out
+
+
+def tempo_truth(truth, k):
+    """The truth's times divided by k; a transition's deadline stays as long after its
+    end as before."""
+    def t(v):
+        return int(round(v / k))
+    truth = dict(truth)
+    for key in ("orientation", "tilt"):
+        truth[key] = [[t(a), t(b), label, scored] for a, b, label, scored in truth[key]]
+    transitions = []
+    for tr in truth.get("transitions", []):
+        tr = dict(tr)
+        after = tr["deadline"] - tr["t_end"]
+        tr["t_start"], tr["t_end"] = t(tr["t_start"]), t(tr["t_end"])
+        tr["deadline"] = tr["t_end"] + after
+        transitions.append(tr)
+    truth["transitions"] = transitions
+    return truth
+
+
 def gyro_variant(variant, rows, rnd):
     """The gyroscope readings (rad/s) changed as the variant says (see the docstring)."""
     if variant in ("gbias", "gbias10"):
@@ -271,6 +310,8 @@ def gyro_variant(variant, rows, rnd):
         return rotz(rows, 1 if variant == "rotz90" else 2)
     if variant.startswith("roll"):
         return roll(rows, float(variant[4:]))
+    if variant.startswith("tempo"):
+        return tempo(rows, float(variant[5:]), rate=True)
     if variant in ("glag", "glead"):
         d = 25 if variant == "glag" else -25
         return [(t + d, x, y, z) for t, x, y, z in rows if t + d >= 0]
@@ -456,6 +497,8 @@ def main():
             elif variant in GYRO_VARIANTS:
                 if variant in ("gbias10", "dec10glag", "ggaps10"): rows = decimate(rows, 10)
                 if variant == "rate10g": rows = resample(rows, 10, "box", random.Random("rate10g/%s/%d" % (n, seed)))
+            elif variant.startswith("tempo"):
+                rows = tempo(rows, float(variant[5:])); truth = tempo_truth(truth, float(variant[5:]))
             elif variant.startswith("scale"):
                 f = float(variant[5:])
                 rows = [(t, x * f, y * f, z * f) for t, x, y, z in rows]
@@ -466,7 +509,8 @@ def main():
             gyro = os.path.join(opt["--traces"], "gyro", n + ".csv")
             phased = re.fullmatch(r"dec\d+p\d+", variant) is not None
             if (variant in ("dec10", "dec25", "dec20", "dec50", "run", "runall", "rotz90", "rotz180") or variant.startswith("vigour")
-                    or variant.startswith("roll") or variant in GYRO_VARIANTS or phased) and os.path.exists(gyro):
+                    or variant.startswith("roll") or variant.startswith("tempo") or variant in GYRO_VARIANTS or phased) \
+                    and os.path.exists(gyro):
                 os.makedirs(os.path.join(d, "gyro"), exist_ok=True)
                 g = gyro_variant(variant, read(gyro), rnd)
                 if variant in ("dec10", "dec25", "dec20", "dec50", "vigour1.5d10", "gbias10", "ggaps10") or phased:
