@@ -72,11 +72,11 @@ Variants (all deterministic for a seed):
   tempo0.75, tempo1.33
              the person slower or faster: the time axis divided by that factor (the
              recording's rate multiplied by it), the gyroscope's rates (its bias with
-             them) multiplied by it and the truth's times divided by it. The truth's labels stay, though its
-             one-second hold rule was applied to the original motion: in tempo1.33 a pose
-             held 1-1.33 s is still a change after 0.75-1 s, in tempo0.75 an excursion of
-             0.75-1 s is still an excursion after 1-1.33 s (following it counts as
-             flicker), so there flicker is an upper bound
+             them) multiplied by it and the truth's times divided by it. The truth's
+             labels stay, though its one-second hold rule was applied to the original
+             motion: in tempo1.33 a pose held 1-1.33 s is still a change after 0.75-1 s,
+             in tempo0.75 an excursion of 0.75-1 s is still an excursion after 1-1.33 s
+             (following it counts as flicker), so there flicker is an upper bound
   gbias, gbias10
              the gyroscope's bias made worse: a constant rate of up to +-6 degrees/s per
              axis added to every gyroscope reading (a Nexus 5's own is about 4; the
