@@ -71,10 +71,21 @@ pass "stopped, orientationd.service is started again by the bus when a client ca
 
 # 5. The real polkitd decides: root may start a client and lock the rotation; a user
 #    outside any session (nobody) may not, and is told so.
-out=$(timeout 2 orientationctl monitor 2>&1)
+# The monitor runs until stopped: its first line is read as it comes (up to 10 s), then
+# it is stopped.
+exec {monitor}< <(exec orientationctl monitor 2>&1)
+monitor_pid=$!
+out=""
+while IFS= read -r -t 10 line <&"$monitor"; do
+    out+="$line"$'\n'
+    [[ $line == *'state: device'* ]] && break
+done
+kill "$monitor_pid" 2>/dev/null
+exec {monitor}<&-
 grep -q 'state: device' <<<"$out" || fail "root's orientationctl monitor: $out"
 orientationctl lock >/dev/null && orientationctl unlock >/dev/null || fail "root's orientationctl lock failed"
-out=$(as_nobody timeout 2 orientationctl monitor 2>&1)
+# Refused, the monitor exits by itself; the timeout only bounds a daemon that hangs.
+out=$(as_nobody timeout 10 orientationctl monitor 2>&1)
 [[ $? == 1 ]] && grep -q 'not authorized for org.orientationd.Orientation1.claim' <<<"$out" \
     || fail "nobody's orientationctl monitor was not refused by polkit: $out"
 out=$(as_nobody orientationctl lock 2>&1) && fail "nobody's orientationctl lock was not refused: $out"
