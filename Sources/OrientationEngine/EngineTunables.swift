@@ -53,8 +53,10 @@ public struct EngineTunables: Sendable, Equatable {
 
     /// `TiltDisturbanceDecayMs`: the same as `DisturbanceDecayMs`, for tilt's calm. Tilt
     /// has no `CalmGravityShare` to guard it (with one, its accuracy fell), so it keeps the
-    /// longer memory that outlasts the quiet moments of a stride: at 125 ms a pocket's
-    /// tilt flickered in a run, and a running hand's tilt gained what the pockets lost.
+    /// longer memory that outlasts the quiet moments of a stride. Since `TiltSettleMs`
+    /// counts from the last reading beyond `TiltDisturbanceLimit`, this memory decides only
+    /// after a shock more than e^(`TiltSettleMs` / τ), about 3.8, times that limit: no
+    /// dev recording has one (0 and 150 ms score the same), a tumbled device may.
     public var tiltDisturbanceDecayMs: Double = 150
 
     /// `TiltFilterMs`: time constant of the plain low-pass of the readings from which tilt
@@ -189,7 +191,10 @@ public struct EngineTunables: Sendable, Equatable {
     // MARK: The judge
 
     /// `ConfirmReadings`: how many readings a change needs (a silent sensor's last
-    /// reading counts once more): one reading, at a low rate, may be one stride's.
+    /// reading counts once more): one reading, at a low rate, may be one stride's. With
+    /// the default settle times no rule's wait is over at a proposal's first reading
+    /// (`OrientationSettleMs` is longer than the half interval a proposal is credited
+    /// back, at most `MaxIntervalMs` / 2); with shorter ones configured, this still holds.
     public var confirmReadings: Double = 2
 
     /// `OrientationHysteresisDeg`: how far past the 45° boundary between two orientations

@@ -853,3 +853,32 @@ struct GyroscopeTests {
         #expect(slow + 300 < alone, "gyroscope at 10 Hz \(slow) ms, accelerometer alone \(alone) ms")
     }
 }
+
+extension GyroscopeTests {
+    /// Normal; then the arm swings the phone to φ −75° in 200 ms, where it stops for
+    /// `holdMs` (the swing's turning point), and back in 200 ms.
+    static func turningPoint(holdMs: Double) -> (Double) -> Double {
+        { t in
+            let a = t - 1000
+            switch a {
+            case ..<0: return 0
+            case ..<200: return -75 * a / 200
+            case ..<(200 + holdMs): return -75
+            case ..<(400 + holdMs): return -75 + 75 * (a - 200 - holdMs) / 200
+            default: return 0
+            }
+        }
+    }
+
+    @Test("a swing's turning point, still for 80 ms past the line, is not committed: a proposal stands OrientationSettleMs first")
+    func turningPointIsNoPose() {
+        // The gyroscope sees the phone stop at once, so calm has no wait of its own: only
+        // the proposal's settle time tells a turning point from a pose (a swinging arm in
+        // the dev set, committed to left-up for half a minute without it).
+        let swing = run(ms: 3000, phi: Self.turningPoint(holdMs: 80))
+        #expect(swing.seen == [.normal], "\(swing.seen)")
+        // Held longer than the settle time, it is a pose, followed there and back.
+        let pose = run(ms: 3000, phi: Self.turningPoint(holdMs: 150))
+        #expect(pose.seen == [.normal, .leftUp, .normal], "\(pose.seen)")
+    }
+}

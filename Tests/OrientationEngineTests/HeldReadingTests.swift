@@ -203,3 +203,25 @@ struct AcceleratedReadingTests {
         }
     }
 }
+
+extension HeldReadingTests {
+    @Test("one reading past the line is no change, even where no settle time is asked for")
+    func oneReadingIsNeverEnough() {
+        // A 2 Hz poll (a PollIntervalMs of 500) of a phone held at the leave angle, one of
+        // its readings 1.5° past it. With the settle times configured away, every wait a
+        // rule asks for is over at that reading (a proposal is credited half an interval
+        // back); ConfirmReadings still wants a second reading, and the next one is back.
+        var tunables = EngineTunables.default
+        tunables.orientationSettleMs = 0
+        tunables.edgeSettleMs = 0
+        var samples = [poseSample(t: 0, phi: 0, theta: 0)]
+        samples += (1...10).map { poseSample(t: Int64($0) * 500, phi: $0 % 2 == 0 ? -57 : -58, theta: 0) }
+        samples.append(poseSample(t: 5500, phi: -61.5, theta: 0))
+        samples += (12...16).map { poseSample(t: Int64($0) * 500, phi: -58, theta: 0) }
+        let changes = run(samples, tunables: tunables, delivery: .stream)
+        #expect(orientationChanges(changes).map(\.1) == [.normal], "\(changes)")
+        // Two readings past it are a change.
+        let held = Array(samples.prefix(11)) + (11...16).map { poseSample(t: Int64($0) * 500, phi: -61.5, theta: 0) }
+        #expect(orientationChanges(run(held, tunables: tunables, delivery: .stream)).map(\.1) == [.normal, .leftUp])
+    }
+}
