@@ -38,9 +38,13 @@ struct Vector3: Sendable, Equatable {
     }
 
     /// Whether the angle between the two is at most the one whose cosine is `cosLimit`
-    /// (0 < cosLimit ≤ 1); false if either is zero. No square root, no division.
+    /// (−1 ≤ cosLimit ≤ 1: any limit from 0 to 180°, as a configuration may set one);
+    /// false if either is zero. No square root, no division.
     func within(cosine cosLimit: Double, of b: Vector3) -> Bool {
         let d = dot(b)
-        return d > 0 && d * d >= cosLimit * cosLimit * lengthSquared * b.lengthSquared
+        let bound = cosLimit * cosLimit * lengthSquared * b.lengthSquared
+        if cosLimit >= 0 { return d > 0 && d * d >= bound }
+        // An obtuse limit: every angle up to 90° is within it, a wider one if no wider.
+        return (d >= 0 || d * d <= bound) && lengthSquared > 0 && b.lengthSquared > 0
     }
 }

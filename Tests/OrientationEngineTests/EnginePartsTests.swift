@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import OrientationAPI
 @testable import OrientationEngine
@@ -5,6 +6,19 @@ import OrientationAPI
 /// The engine's small value types, each on its own.
 @Suite("Engine parts")
 struct EnginePartsTests {
+    @Test("an angle is within a limit, acute or obtuse, as the angle between the vectors says", arguments: [1.0, 30, 89, 90, 91, 120, 179, 180])
+    func withinAnyLimit(limitDeg: Double) {
+        let a = Vector3(x: 2, y: 0, z: 0)
+        let cosLimit = cos(limitDeg * .pi / 180)
+        for angle in stride(from: 0.0, through: 180, by: 0.5) {
+            let b = Vector3(x: 3 * cos(angle * .pi / 180), y: 3 * sin(angle * .pi / 180), z: 0)
+            // Away from the limit itself, where rounding decides either way.
+            guard abs(angle - limitDeg) > 1e-6 else { continue }
+            #expect(a.within(cosine: cosLimit, of: b) == (angle < limitDeg), "\(angle)° against \(limitDeg)°")
+        }
+        #expect(!Vector3.zero.within(cosine: cosLimit, of: a) && !a.within(cosine: cosLimit, of: .zero))
+    }
+
     @Test("log agrees with the identities it is used for")
     func logarithm() {
         for x in [1e-9, 0.1, 0.5, 1, 1.5, 2, 3, 10, 1e6] {

@@ -799,7 +799,9 @@ struct GyroscopeTests {
         #expect(e.fusingGyroscope && !e.gyroscopeRejected && e.orientation == .normal)
     }
 
-    @Test("a gyroscope that reads nothing but saturated or non-finite readings for GyroStuckMs is given up", arguments: [1e9, Double.nan])
+    /// 40 rad/s is 2290°/s, past GyroMaxRateDegS (a ±2000°/s part pinned at its full
+    /// scale, or a unit error); 1e9 an absurd value.
+    @Test("a gyroscope that reads nothing but saturated or non-finite readings for GyroStuckMs is given up", arguments: [40, 1e9, Double.nan])
     func onlyUnusableReadingsGiveTheGyroscopeUp(bad: Double) {
         var e = OrientationEngine()
         var warnings: [String] = []
