@@ -63,6 +63,6 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: ["DBus", "Posix", "OrientationEngine", "OrientationClient", "TestSupport"],
             swiftSettings: strict),
-        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "OrientationEngine", "Posix"], swiftSettings: strict),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "OrientationEngine", "Posix", "TestSupport"], swiftSettings: strict),
     ]
 )

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import TestSupport
 @_spi(Testing) import Posix
 @testable import Sensors
 
@@ -12,10 +13,11 @@ import Testing
         let path: String
 
         init() throws {
-            let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-            var template = Array((base + "/held-attributes.XXXXXX").utf8CString)
-            guard let made = mkdtemp(&template) else { throw Errno.current }
-            path = String(cString: made)
+            // As /proc/self/fd names it (TMPDIR may end in a slash, or be a symlink).
+            let made = try makeTemporaryDirectory(prefix: "held-attributes")
+            guard let real = realpath(made, nil) else { throw Errno.current }
+            defer { free(real) }
+            path = String(cString: real)
         }
 
         deinit {

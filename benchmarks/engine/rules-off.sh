@@ -33,7 +33,9 @@ case "${1:-}" in -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;
     GyroIntegrateMaxMs=0 GyroSmoothRatio=10 GyroDisagreeDeg=180 FusionPullMaxG=1000
 
 mkdir -p "$work/tree" "$work/tmp"
-# The working tree as it is: what git tracks, and what it does not ignore.
+# The working tree as it is: what git tracks, and what it does not ignore (the copy's
+# own build is kept; files gone from the tree go from the copy too).
+find "$work/tree" -mindepth 1 -maxdepth 1 ! -name .build -exec rm -rf {} +
 (cd "$root" && git ls-files -z --cached --others --exclude-standard) |
     (cd "$root" && xargs -0 cp --parents -p -t "$work/tree" 2>/dev/null) || true
 tunables=Sources/OrientationEngine/EngineTunables.swift
