@@ -4,8 +4,13 @@ public struct IIOCalibration: Sendable, Equatable {
     public var offset: [Double]
 
     public static let axes = ["x", "y", "z"]
-    /// Readings beyond this magnitude (about 100 g) are not gravity: dropped.
-    public static let plausibleLimit = 1000.0
+    /// Readings beyond this magnitude, in m/s² after scale (about 100,000 g: hundreds of times
+    /// the widest accelerometer's range), are no reading at all: dropped. Anything short of
+    /// it reaches the engine, which learns the sensor's own 1 g, so that a scale wrong by the
+    /// powers of ten drivers get wrong (milli-g taken for g, a HID sensor hub's unit
+    /// exponent: a thousand times too large reads 9,800 m/s² at rest) still gives the
+    /// orientation. (At 1,000 m/s², such a sensor's every reading was dropped.)
+    public static let plausibleLimit = 1_000_000.0
 
     public init(scale: [Double], offset: [Double]) {
         self.scale = scale

@@ -56,6 +56,17 @@ import TestSupport
         #expect(try Self.stream(fixture, peer, frame(0, 1000, 0), until: "bottom-up"), "stderr:\n\(fixture.stderr)")
     }
 
+    /// Frames of a sensor whose scale is a thousand times too large (9,800 m/s² at rest)
+    /// are readings all the same: the engine learns its 1 g.
+    @Test func framesOfAScaleAThousandTimesTooLargeGiveTheOrientation() throws {
+        let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioBuffer(scale: "9.80665"))
+        for target in ["left-up", "bottom-up"] {
+            #expect(try Self.stream(fixture, peer, FakeDevice.frameS16(FakeDevice.raw(target)), until: target),
+                    "no \(target); stderr:\n\(fixture.stderr)")
+        }
+        #expect(!fixture.stderr.contains("out of range"), "stderr:\n\(fixture.stderr)")
+    }
+
     @Test func startReturnsWithAFreshReadingFromTheAttributes() throws {
         let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioBuffer(raw: FakeDevice.raw("left-up")))
         #expect(try peer.managerProperty("Orientation") == .string("left-up"))

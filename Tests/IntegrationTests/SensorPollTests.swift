@@ -164,6 +164,24 @@ import TestSupport
         #expect(try peer.managerProperty("Orientation") == .string("bottom-up"), "stderr:\n\(fixture.stderr)")
     }
 
+    /// A scale off by the powers of ten drivers get wrong (milli-g taken for g: 9,800
+    /// m/s² at rest; or a thousand times too small): the readings still reach the engine,
+    /// which learns the sensor's own 1 g, follows every turn, and says once that the scale
+    /// looks wrong. (With readings beyond 1,000 m/s² dropped, the first sensor gave no
+    /// orientation at all.)
+    @Test(arguments: ["9.80665", "0.00000980665"])
+    func aScaleOffByAPowerOfTenStillGivesTheOrientation(scale: String) throws {
+        let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioPoll(raw: FakeDevice.raw("normal"), scale: scale))
+        #expect(Self.waitForOrientation(peer, "normal"), "stderr:\n\(fixture.stderr)")
+        for target in ["left-up", "bottom-up", "right-up"] {
+            try Self.setRaw(fixture, FakeDevice.syspath(0), FakeDevice.raw(target))
+            #expect(Self.waitForOrientation(peer, target), "no \(target); stderr:\n\(fixture.stderr)")
+        }
+        #expect(fixture.logContains("sensor scale looks wrong"), "stderr:\n\(fixture.stderr)")
+        #expect(fixture.stderr.components(separatedBy: "sensor scale looks wrong").count == 2, "stderr:\n\(fixture.stderr)")
+        #expect(!fixture.stderr.contains("out of range"), "stderr:\n\(fixture.stderr)")
+    }
+
     /// A shared offset with a shared scale: (raw + offset) × scale.
     @Test func sharedOffset() throws {
         let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioPoll(raw: (1500, 500, 500), scale: "0.00980665",
