@@ -228,7 +228,7 @@ public final class EvdevSensor: SensorBackend {
     private func events(_ chunk: ArraySlice<UInt8>) {
         let (events, leftover) = EvdevFrameAssembler.events(in: chunk)
         if leftover != 0 {
-            problems.report("\(name): \(leftover) trailing bytes do not make an input event: dropped", logger: environment.logger)
+            problems.report("partial event", "\(name): \(leftover) trailing bytes do not make an input event: dropped", logger: environment.logger)
         }
         // Realtime stamps onto the monotonic clock, by the two clocks' difference now.
         let nowNs = MonotonicClock.nanoseconds()
@@ -260,10 +260,10 @@ public final class EvdevSensor: SensorBackend {
     private func sample(_ axes: [Int32], at timeMs: Int64 = MonotonicClock.milliseconds()) -> Sample? {
         let x = Double(axes[0]) * scale[0], y = Double(axes[1]) * scale[1], z = Double(axes[2]) * scale[2]
         guard [x, y, z].allSatisfy({ abs($0) <= IIOCalibration.plausibleLimit }) else {
-            problems.report("\(name): reading \(axes) is out of range: dropped", logger: environment.logger)
+            problems.report("out of range", "\(name): reading \(axes) is out of range: dropped", logger: environment.logger)
             return nil
         }
-        problems.clear()
+        problems.clear(name, logger: environment.logger)
         let oriented = matrix.apply(x: x, y: y, z: z)
         return Sample(timeMs: timeMs, x: oriented.x, y: oriented.y, z: oriented.z)
     }

@@ -268,7 +268,7 @@ public final class IIOBufferSensor: SensorBackend {
             frame(bytes, at: stamp)
         }
         if offset < chunk.endIndex {
-            problems.report("\(name): truncated frame (\(chunk.endIndex - offset) of \(frameBytes) bytes): dropped", logger: environment.logger)
+            problems.report("truncated frame", "\(name): truncated frame (\(chunk.endIndex - offset) of \(frameBytes) bytes): dropped", logger: environment.logger)
         }
     }
 
@@ -279,10 +279,10 @@ public final class IIOBufferSensor: SensorBackend {
             raw.append(Double(value))
         }
         guard let (x, y, z) = calibration.convert(raw) else {
-            problems.report("\(name): frame \(raw.map { SysfsNumber.format($0) }) is out of range: dropped", logger: environment.logger)
+            problems.report("out of range", "\(name): frame \(raw.map { SysfsNumber.format($0) }) is out of range: dropped", logger: environment.logger)
             return
         }
-        problems.clear()
+        problems.clear(name, logger: environment.logger)
         if !usableSinceStart {
             usableSinceStart = true
             silenceTimer?.disarm()

@@ -173,10 +173,10 @@ public final class IIOPollSensor: SensorBackend {
     func read(at timeMs: Int64) -> Sample? {
         guard let x = readAxis(0), let y = readAxis(1), let z = readAxis(2) else { return nil }
         guard let (cx, cy, cz) = calibration.convert(x, y, z) else {
-            problems.report("\(name): reading \([x, y, z].map { SysfsNumber.format($0) }) is out of range: sample dropped", logger: environment.logger)
+            problems.report("out of range", "\(name): reading \([x, y, z].map { SysfsNumber.format($0) }) is out of range: sample dropped", logger: environment.logger)
             return nil
         }
-        problems.clear()
+        problems.clear(name, logger: environment.logger)
         let oriented = matrix.apply(x: cx, y: cy, z: cz)
         let sample = Sample(timeMs: timeMs, x: oriented.x, y: oriented.y, z: oriented.z)
         lastLengthSquared = sample.lengthSquared
@@ -198,13 +198,13 @@ public final class IIOPollSensor: SensorBackend {
             if error == .noEntry || error == .noDevice {
                 vanished("\(file): \(error)")
             } else {
-                problems.report("\(name): cannot read \(file): \(error): sample dropped", logger: environment.logger)
+                problems.report("cannot read", "\(name): cannot read \(file): \(error): sample dropped", logger: environment.logger)
             }
             return nil
         case .success(let (value?, _)):
             return value
         case .success(let (nil, text)):
-            problems.report("\(name): \(file) \"\(printable(text ?? ""))\" is not a number: sample dropped", logger: environment.logger)
+            problems.report("not a number", "\(name): \(file) \"\(printable(text ?? ""))\" is not a number: sample dropped", logger: environment.logger)
             return nil
         }
     }

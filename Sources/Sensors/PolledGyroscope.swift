@@ -29,7 +29,7 @@ struct PolledGyroscope {
     mutating func read(at timeMs: Int64, sensor: String, logger: Logger) -> GyroscopeSample? {
         guard !givenUp else { return nil }
         if let rate = device.read(at: timeMs) {
-            problems.clear()
+            problems.clear("\(sensor): gyroscope", logger: logger)
             failingSinceMs = nil
             return rate
         }
@@ -44,7 +44,7 @@ struct PolledGyroscope {
             givenUp = true
             logger.warning("\(sensor): the gyroscope \(device.name) gave no usable reading for \(timeMs - since) ms: not used, the accelerometer decides alone")
         } else {
-            problems.report("\(sensor): gyroscope reading missing or malformed: skipped", logger: logger)
+            problems.report("missing", "\(sensor): gyroscope reading missing or malformed: skipped", logger: logger)
         }
         return nil
     }

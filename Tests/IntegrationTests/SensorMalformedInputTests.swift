@@ -24,11 +24,16 @@ import TestSupport
             ("1,5", "in_accel_x_raw \"1,5\" is not a number"),
             ("1e12", "is out of range: sample dropped"),
         ]
-        for (text, expected) in cases {
+        func recoveries() -> Int { fixture.stderr.components(separatedBy: "readings usable again after").count - 1 }
+        for (index, (text, expected)) in cases.enumerated() {
             try fixture.testbed.setAttribute(FakeDevice.syspath(0), "in_accel_x_raw", text)
             #expect(fixture.logContains(expected), "no log for \"\(text)\"; stderr:\n\(fixture.stderr)")
             #expect(try peer.managerProperty("Orientation") == .string("normal"))
             #expect(fixture.isRunning)
+            // A good reading ends the run of dropped ones, and says so: the next bad
+            // value, even of the same kind, is news again.
+            try fixture.testbed.setAttribute(FakeDevice.syspath(0), "in_accel_x_raw", "0")
+            #expect(waitUntil(seconds: 10) { recoveries() == index + 1 }, "stderr:\n\(fixture.stderr)")
         }
         try SensorPollTests.setRaw(fixture, FakeDevice.syspath(0), FakeDevice.raw("left-up"))
         #expect(SensorPollTests.waitForOrientation(peer, "left-up"), "stderr:\n\(fixture.stderr)")

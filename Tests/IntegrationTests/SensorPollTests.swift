@@ -124,6 +124,29 @@ import TestSupport
         #expect(Self.waitForOrientation(peer, "left-up"), "stderr:\n\(fixture.stderr)")
     }
 
+    /// A sensor that goes on returning absurd readings, each different from the last (a
+    /// broken part, a register read mid-update): one warning for the whole run, not one a
+    /// reading; and when good readings come back, one line with how many were dropped.
+    @Test func aRunOfDifferentBadReadingsIsOneWarning() throws {
+        let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
+        let reads = try RawAttributeReads(directory: fixture.testbed.rootDirectory + FakeDevice.syspath(0))
+        for k in 0..<5 {
+            try fixture.testbed.rewriteAttribute(FakeDevice.syspath(0), "in_accel_x_raw", String(1_000_000_000_000 + k))
+            // Twice read after the write: the second read is of this value, whatever the
+            // tick was doing when it was written.
+            let xReads = reads.timesOfXReads(until: MonotonicClock.milliseconds() + 5_000) { $0.count >= 2 }
+            try #require(xReads.count >= 2, "x not read; stderr:\n\(fixture.stderr)")
+        }
+        #expect(fixture.stderr.components(separatedBy: "is out of range").count == 2, "stderr:\n\(fixture.stderr)")
+        try Self.setRaw(fixture, FakeDevice.syspath(0), FakeDevice.raw("left-up"))
+        #expect(Self.waitForOrientation(peer, "left-up"), "stderr:\n\(fixture.stderr)")
+        #expect(fixture.logContains("readings usable again after"), "stderr:\n\(fixture.stderr)")
+        let line = fixture.stderr.split(separator: "\n").first { $0.contains("readings usable again after") } ?? ""
+        let dropped = Int(line.split(separator: " ").dropLast().last ?? "") ?? 0
+        #expect(dropped >= 5, "\(line)")
+        #expect(fixture.stderr.components(separatedBy: "is out of range").count == 2, "stderr:\n\(fixture.stderr)")
+    }
+
     /// iio-sensor-proxy's own tests write readings with a decimal point.
     @Test func decimalReadingsAreNumbers() throws {
         let (fixture, peer) = try SensorDaemonFixture.reading(FakeDevice.iioPoll(raw: FakeDevice.raw("normal"), scale: "0.1"))
