@@ -40,7 +40,7 @@ public enum TraceLine {
                 return .failure(TraceLineError(message: "\(names[k]) '\(f)' is not a decimal number"))
             }
             guard d.isFinite else {
-                return .failure(TraceLineError(message: "\(names[k]) '\(f)' is not finite"))
+                return .failure(TraceLineError(message: "\(names[k]) '\(f)' is not finite", kind: .notFinite))
             }
             switch k {
             case 0: v.0 = d
@@ -54,10 +54,17 @@ public enum TraceLine {
 
 /// Why a trace line could not be parsed.
 public struct TraceLineError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
+    /// What kind of fault: the line's form, or a value that is a number but not a finite one.
+    public enum Kind: Sendable, Equatable {
+        case form, notFinite
+    }
 
-    public init(message: String) {
+    public var message: String
+    public var kind: Kind
+
+    public init(message: String, kind: Kind = .form) {
         self.message = message
+        self.kind = kind
     }
 
     public var description: String { message }

@@ -19,7 +19,9 @@ import Posix
 /// translated to when the first line arrived (moved later whenever a line arrives after
 /// its stamp: a writer that paused). (Stamped with the recording's own `t_ms`, a deadline armed on the monotonic
 /// clock fell due at once, and every settle time completed on a single reading.)
-/// Malformed lines are logged with their line number and skipped.
+/// Malformed lines, and lines whose time does not increase, are skipped: the first of
+/// each kind logged with its line number, the rest counted, and the count logged at the
+/// end of the file or of the stream (``TraceReader``).
 ///
 /// A file's gyroscope, recorded beside it as `gyro/NAME` (what `orientationctl record
 /// --output` writes), is played with it: each reading before the accelerometer reading
@@ -45,7 +47,7 @@ public final class ReplaySensor: SensorBackend {
     // Stream.
     private var stream: FileDescriptor?
     private var pending: [UInt8] = []
-    private var lineNumber = 0
+    private var reader = TraceReader()
     private var discardingLongLine = false
     static let maxLineLength = 4096
 
@@ -102,12 +104,31 @@ public final class ReplaySensor: SensorBackend {
         originMs = MonotonicClock.milliseconds()
     }
 
+    /// A stream that never ended (a FIFO is never closed for good): the lines it skipped
+    /// unlisted are still counted in the log.
+    deinit {
+        if stream != nil { logTallies(&reader, "") }
+    }
+
     /// The most of a recording read (256 MiB: hours at 200 Hz).
     static let maxRecordingBytes = 256 << 20
 
     /// Takes a recording's lines.
     private func loadRecording(_ text: String) {
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) { accept(line) }
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if let sample = reader.read(line, warn: { self.warnSkipped($0) }) { samples.append(sample) }
+        }
+        logTallies(&reader, "")
+    }
+
+    /// The first skipped line of its kind (`file`: "PATH:" for a file other than the trace).
+    private func warnSkipped(_ skipped: TraceReader.Skipped, file: String = "") {
+        logger.warning("replay: \(file)line \(skipped.line): \(skipped.detail), skipped (more lines like it are counted, not listed)")
+    }
+
+    /// The lines skipped without a warning: one line per kind.
+    private func logTallies(_ reader: inout TraceReader, _ file: String) {
+        for tally in reader.takeTallies() { logger.warning("replay: \(file)\(tally)") }
     }
 
     public func start(handler: @escaping (Sample) -> Void) throws(SensorError) {
@@ -143,20 +164,13 @@ public final class ReplaySensor: SensorBackend {
     /// Loads the gyroscope recorded beside the file, if there is one.
     private func loadGyroscope(_ path: String) {
         guard let text = try? FileSystem.readText(path, limit: 256 << 20) else { return }
-        var number = 0
+        var reader = TraceReader()
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            number += 1
-            switch TraceLine.parse(line) {
-            case .success(nil): continue
-            case .failure(let error): logger.warning("replay: \(path):\(number): \(error.message), skipped")
-            case .success(let s?):
-                if let last = gyro.last, s.timeMs <= last.timeMs {
-                    logger.warning("replay: \(path):\(number): time \(s.timeMs) ms does not come after \(last.timeMs) ms, skipped")
-                    continue
-                }
+            if let s = reader.read(line, warn: { warnSkipped($0, file: path + ": ") }) {
                 gyro.append(GyroscopeSample(timeMs: s.timeMs, x: s.x, y: s.y, z: s.z))
             }
         }
+        logTallies(&reader, path + ": ")
         if !gyro.isEmpty { gyroName = "Replay of gyro/\(Self.lastComponent(path))" }
     }
 
@@ -187,9 +201,7 @@ public final class ReplaySensor: SensorBackend {
         return latest
     }
 
-    /// The `t_ms` of the last line a stream delivered (lines must increase), and what is
-    /// added to a line's `t_ms` to put it on the monotonic clock.
-    private var lastLineTimeMs: Int64?
+    /// What is added to a stream line's `t_ms` to put it on the monotonic clock.
     private var streamOffsetMs: Int64?
 
     // MARK: Regular file
@@ -269,7 +281,8 @@ public final class ReplaySensor: SensorBackend {
                 acceptStreamLine(pending[...])
                 pending.removeAll()
             }
-            logger.debug("replay: end of input after \(lineNumber) lines")
+            logTallies(&reader, "")
+            logger.debug("replay: end of input after \(reader.lineNumber) lines")
         case .failed(let error):
             logger.warning("replay: read failed: \(error); keeping the last sample")
         }
@@ -283,8 +296,7 @@ public final class ReplaySensor: SensorBackend {
             if byte == UInt8(ascii: "\n") {
                 if discardingLongLine {
                     discardingLongLine = false
-                    lineNumber += 1
-                    logger.warning("replay: line \(lineNumber): longer than \(Self.maxLineLength) bytes, skipped")
+                    reader.skipLine(.tooLong, "longer than \(Self.maxLineLength) bytes", warn: { self.warnSkipped($0) })
                 } else {
                     acceptStreamLine(pending[...])
                 }
@@ -300,10 +312,7 @@ public final class ReplaySensor: SensorBackend {
     }
 
     private func acceptStreamLine(_ bytes: ArraySlice<UInt8>) {
-        accept(Substring(String(decoding: bytes, as: UTF8.self)))
-        // In stream mode `samples` only carries the line just parsed.
-        if var sample = samples.popLast() {
-            lastLineTimeMs = sample.timeMs
+        if var sample = reader.read(Substring(String(decoding: bytes, as: UTF8.self)), warn: { self.warnSkipped($0) }) {
             // On the monotonic clock, keeping the lines' spacing: a burst of a second's
             // lines written at once is a second of readings, not one instant. Never
             // before the line arrived: a writer slower than its stamps moves the offset.
@@ -312,26 +321,6 @@ public final class ReplaySensor: SensorBackend {
             sample.timeMs += streamOffsetMs ?? 0
             latest = sample
             handler?(sample)
-        }
-    }
-
-    // MARK: Parsing
-
-    /// Parses one line; good samples are appended to `samples`.
-    private func accept(_ line: Substring) {
-        lineNumber += 1
-        switch TraceLine.parse(line) {
-        case .success(nil):
-            break
-        case .success(let sample?):
-            let previous = samples.last?.timeMs ?? lastLineTimeMs
-            if let previous, sample.timeMs <= previous {
-                logger.warning("replay: line \(lineNumber): time \(sample.timeMs) ms does not come after \(previous) ms, skipped")
-                return
-            }
-            samples.append(sample)
-        case .failure(let error):
-            logger.warning("replay: line \(lineNumber): \(error.message), skipped")
         }
     }
 }

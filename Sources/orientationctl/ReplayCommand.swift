@@ -46,8 +46,9 @@ enum ReplayCommand {
                          scale and mount matrix (upright at rest reads 0,-9.81,0)
                 Numbers use '.' as the decimal point whatever the locale. Blank lines
                 and lines starting with '#' are ignored. A malformed line, a non-finite
-                value or a timestamp that does not increase is reported on standard
-                error with its line number and skipped.
+                value or a timestamp that does not increase is skipped: the first of
+                each kind is reported on standard error with its line number, the
+                others are counted, and the count is reported at the end.
                 A trace is a recording: a gap between its samples is a dropout that
                 tells nothing, and a pending change waits for the next sample (as the
                 daemon does with a polled sensor; an event-driven sensor's silence,
@@ -180,25 +181,15 @@ enum ReplayCommand {
         if tracePath != "-" && !parsed.has(noGyro) {
             let path = ReplaySensor.gyroscopePath(beside: tracePath)
             if let gfd = try? FileDescriptor.open(path) {
-                var number = 0
-                var last: Int64?
+                var reader = TraceReader()
                 let status = forEachLine(fd: gfd) { line in
-                    number += 1
-                    switch TraceLine.parse(Substring(String(decoding: line, as: UTF8.self))) {
-                    case .success(nil):
-                        return
-                    case .failure(let error):
-                        warn("\(path):\(number): skipped: \(error.message)")
-                    case .success(let s?):
-                        if let last, s.timeMs <= last {
-                            warn("\(path):\(number): skipped: t_ms \(s.timeMs) does not increase (previous \(last))")
-                            return
-                        }
-                        last = s.timeMs
+                    let text = Substring(String(decoding: line, as: UTF8.self))
+                    if let s = reader.read(text, warn: { warnSkipped(path, $0) }) {
                         gyro.append(GyroscopeSample(timeMs: s.timeMs, x: s.x, y: s.y, z: s.z))
                     }
                 }
                 gfd.close()
+                for tally in reader.takeTallies() { warn("\(path): \(tally)") }
                 if let status { warn("cannot read \(path): \(status)") }
             }
         }
@@ -207,8 +198,7 @@ enum ReplayCommand {
         // A trace is a recording: a gap in it is a dropout, not a device lying still.
         var engine = OrientationEngine(tunables: tunables, delivery: .stream)
         var out = OutputBuffer()
-        var lastTime: Int64?
-        var lineNumber = 0
+        var reader = TraceReader()
         let name = tracePath == "-" ? "<stdin>" : tracePath
         var scaleWarned = false
         func report(at timeMs: Int64) {
@@ -216,19 +206,8 @@ enum ReplayCommand {
             if explain { out.append("# \(engine.explanation)\n") }
         }
         let status = forEachLine(fd: fd) { line in
-            lineNumber += 1
             let text = Substring(String(decoding: line, as: UTF8.self))
-            switch TraceLine.parse(text) {
-            case .success(nil):
-                return
-            case .failure(let error):
-                warn("\(name):\(lineNumber): skipped: \(error.message)")
-            case .success(let sample?):
-                if let lastTime, sample.timeMs <= lastTime {
-                    warn("\(name):\(lineNumber): skipped: t_ms \(sample.timeMs) does not increase (previous \(lastTime))")
-                    return
-                }
-                lastTime = sample.timeMs
+            if let sample = reader.read(text, warn: { warnSkipped(name, $0) }) {
                 // As the daemon's timer does: a pending decision completes at its deadline
                 // with the last sample held, when the next sample comes later than that.
                 while let deadline = engine.nextDeadlineMs, deadline < sample.timeMs {
@@ -245,12 +224,13 @@ enum ReplayCommand {
                 }
                 if !scaleWarned, let warning = engine.scaleWarning {
                     scaleWarned = true
-                    warn("\(name):\(lineNumber): \(warning)")
+                    warn("\(name):\(reader.lineNumber): \(warning)")
                 }
-                if let warning = engine.gyroscopeWarning { warn("\(name):\(lineNumber): \(warning)") }
+                if let warning = engine.gyroscopeWarning { warn("\(name):\(reader.lineNumber): \(warning)") }
             }
         }
         out.flush()
+        for tally in reader.takeTallies() { warn("\(name): \(tally)") }
         if let err = status {
             writeAll(2, "orientationctl replay: cannot read trace '\(name)': \(err)\n")
             return 1
@@ -283,6 +263,11 @@ enum ReplayCommand {
 
     static func warn(_ message: String) {
         writeAll(2, "orientationctl replay: warning: \(message)\n")
+    }
+
+    /// The first skipped line of its kind in `file`; those after it are counted (``TraceReader``).
+    static func warnSkipped(_ file: String, _ skipped: TraceReader.Skipped) {
+        warn("\(file):\(skipped.line): skipped: \(skipped.detail) (more lines like it are counted, not listed)")
     }
 
     /// Writes all of `text` to `fd`; an error (EPIPE: the reader went) ends it quietly.

@@ -93,9 +93,36 @@ import TestSupport
         let trace = try writeTrace(extraLines: "garbage\n995,nan,0,0\n996,1,2\n10,0,-9.81,0\n")
         let result = try ChildProcess.run(product: "orientationctl", arguments: ["replay", trace], directory: directory)
         #expect(result.status == 0)
-        // Lines 1-2 are a comment and a blank line, then 50 samples: the bad ones are 53-56.
-        for line in 53...56 { #expect(result.stderr.contains("trace.csv:\(line):"), "no warning for line \(line):\n\(result.stderr)") }
+        // Lines 1-2 are a comment and a blank line, then 50 samples: the bad ones are 53-56,
+        // three malformed and one back in time. The first of each kind is named, the other
+        // two counted.
+        for line in [53, 56] { #expect(result.stderr.contains("trace.csv:\(line): skipped: "), "no warning for line \(line):\n\(result.stderr)") }
+        for line in [54, 55] { #expect(!result.stderr.contains("trace.csv:\(line):"), "\(result.stderr)") }
+        #expect(result.stderr.contains("trace.csv: 2 more lines skipped (not t_ms,x,y,z), the last at line 55"), "\(result.stderr)")
         #expect(result.stdout.contains(",left-up,"))
+    }
+
+    /// A recording whose clock jumped back for a thousand lines (the accelerometer's and
+    /// its gyroscope's alike): a warning each was a thousand lines on standard error. Now
+    /// one per file and kind, and a count; the samples after the jump are read as before.
+    @Test func aClockThatJumpedBackIsOneWarningAndACount() throws {
+        var text = ""
+        for i in 0...250 { text += "\(i * 20),0.00,-9.81,0.00\n" }            // 0-5000 ms
+        for i in 1...1000 { text += "\(i * 5),0.00,-9.81,0.00\n" }             // back to 5-5000 ms
+        for i in 251..<400 { text += "\(i * 20),9.81,0.00,0.00\n" }            // then left-up
+        try FileManager.default.createDirectory(atPath: directory + "/gyro", withIntermediateDirectories: true)
+        let trace = directory + "/jump.csv"
+        try text.write(toFile: trace, atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(of: "9.81", with: "0.01").write(toFile: directory + "/gyro/jump.csv", atomically: true, encoding: .utf8)
+        let result = try ChildProcess.run(product: "orientationctl", arguments: ["replay", trace], directory: directory)
+        #expect(result.status == 0)
+        // (The constant gyroscope is also said to be stuck: not what this test is about.)
+        let skips = result.stderr.split(separator: "\n").filter { $0.contains("skipped") }
+        #expect(skips.count == 4, "\(result.stderr)")
+        #expect(result.stderr.contains("jump.csv:252: skipped: t_ms 5 does not come after 5000"), "\(result.stderr)")
+        #expect(result.stderr.contains("jump.csv: 999 more lines skipped (t_ms does not increase), the last at line 1251"), "\(result.stderr)")
+        #expect(result.stderr.contains("gyro/jump.csv: 999 more lines skipped"), "\(result.stderr)")
+        #expect(result.stdout.contains(",left-up,"), "\(result.stdout)")
     }
 
     @Test func explainAddsCommentLines() throws {

@@ -51,6 +51,42 @@ struct TraceLineTests {
     }
 }
 
+@Suite("TraceReader")
+struct TraceReaderTests {
+    /// A recording whose clock jumped back for a thousand lines, with a few malformed and
+    /// non-finite lines among them: one warning per kind, each naming its first line, and
+    /// a count of the rest; the samples that increase are all read.
+    @Test("the first skipped line of each kind is warned about, the rest are counted")
+    func onceAKind() {
+        var lines = ["# t_ms,x,y,z", "0,0,-9.81,0", "5000,0,-9.81,0"]
+        lines += (1...1000).map { "\($0),0,-9.81,0" }          // lines 4-1003: back in time
+        lines += ["garbage", "5010,1e400,0,0", "5020,1,2", "5030,0,-1e999,0", "5040,0,-9.81,0"]
+        var reader = TraceReader()
+        var warnings: [TraceReader.Skipped] = []
+        var samples: [Int64] = []
+        for line in lines {
+            if let s = reader.read(Substring(line), warn: { warnings.append($0) }) { samples.append(s.timeMs) }
+        }
+        #expect(samples == [0, 5000, 5040])
+        #expect(warnings.map(\.line) == [4, 1004, 1005])
+        #expect(warnings.map(\.problem) == [.notIncreasing, .malformed, .notFinite])
+        #expect(warnings[0].detail == "t_ms 1 does not come after 5000")
+        let tallies = reader.takeTallies()
+        #expect(tallies == [TraceReader.Tally(problem: .malformed, count: 1, lastLine: 1006),
+                            TraceReader.Tally(problem: .notFinite, count: 1, lastLine: 1007),
+                            TraceReader.Tally(problem: .notIncreasing, count: 999, lastLine: 1003)])
+        #expect(tallies[2].description == "999 more lines skipped (t_ms does not increase), the last at line 1003")
+        #expect(tallies[0].description == "1 more line skipped (not t_ms,x,y,z), the last at line 1006")
+        #expect(reader.takeTallies().isEmpty)
+        // Counted from then on, never warned about again.
+        _ = reader.read("junk", warn: { warnings.append($0) })
+        reader.skipLine(.tooLong, "longer than 4096 bytes", warn: { warnings.append($0) })
+        #expect(warnings.count == 4 && warnings[3].problem == .tooLong && warnings[3].line == 1010)
+        #expect(reader.takeTallies() == [TraceReader.Tally(problem: .malformed, count: 1, lastLine: 1009)])
+        #expect(reader.lineNumber == 1010 && reader.lastTimeMs == 5040)
+    }
+}
+
 @Suite("EngineTunables")
 struct TunablesTests {
     @Test("every key has a value, documentation and round-trips through set")
