@@ -23,6 +23,10 @@ public final class Authorizer {
     private let connection: Connection
     private let logger: Logger
     public let mode: Mode
+    /// Whether polkit could not be asked last time: said once until it answers again,
+    /// since every client's Start would otherwise log it (polkit missing or stopped on a
+    /// machine where the daemon was told to ask it).
+    private var unreachable = false
 
     public init(connection: Connection, mode: Mode, logger: Logger) {
         self.connection = connection
@@ -54,9 +58,13 @@ public final class Authorizer {
             return
         }
         // Interactive checks may wait for a password dialog.
-        connection.callAsync(message, timeoutMs: interactive ? 120_000 : 25_000) { [logger] result in
+        connection.callAsync(message, timeoutMs: interactive ? 120_000 : 25_000) { [weak self, logger] result in
             switch result {
             case .success(let reply):
+                if self?.unreachable == true {
+                    self?.unreachable = false
+                    logger.info("polkit answers again")
+                }
                 guard case .structure(let fields)? = reply.arguments.first, case .bool(let authorized)? = fields.first else {
                     logger.warning("polkit gave an unexpected answer for \(action) (\(reply.signature)); refusing")
                     completion(BusError(OrientationAPI.Error.notAuthorized, "polkit gave an unexpected answer"))
@@ -69,7 +77,12 @@ public final class Authorizer {
                     completion(BusError(OrientationAPI.Error.notAuthorized, "not authorized for \(action)"))
                 }
             case .failure(let error):
-                logger.warning("cannot check \(action) with polkit: \(error.message)")
+                if self?.unreachable == false {
+                    self?.unreachable = true
+                    logger.warning("cannot check \(action) with polkit: \(error.message) (said once until polkit answers again)")
+                } else {
+                    logger.debug("cannot check \(action) with polkit: \(error.message)")
+                }
                 let unavailable = error.name == "org.freedesktop.DBus.Error.ServiceUnknown"
                     || error.name == "org.freedesktop.DBus.Error.NameHasNoOwner"
                 completion(BusError(OrientationAPI.Error.notAuthorized, unavailable

@@ -77,6 +77,31 @@ import TestSupport
         let error = peer.callError(client, Peer.clientInterface, "Start")
         #expect(error?.name == "org.orientationd.Orientation1.Error.NotAuthorized")
         #expect(error?.message.contains("polkit is not available") == true)
+        // Every refusal is an error reply; the log says it once, not once a call.
+        for _ in 0..<5 { #expect(peer.callError(client, Peer.clientInterface, "Start")?.name == "org.orientationd.Orientation1.Error.NotAuthorized") }
+        #expect(fixture.daemon.stderr.components(separatedBy: "warning: cannot check").count == 2, "\(fixture.daemon.stderr)")
+    }
+
+    /// polkit gone, then back: the warning is said once while it is gone, and again the
+    /// next time it goes after it answered.
+    @Test func polkitComingAndGoingIsSaidOnceEachTime() throws {
+        let fixture = try DaemonFixture(extraArguments: ["--polkit"])
+        let peer = try fixture.peer()
+        let client = try peer.createClient()
+        for _ in 0..<3 { _ = peer.callError(client, Peer.clientInterface, "Start") }
+        var mock: MockService? = try MockService(template: "polkitd", name: Self.polkit, bus: fixture.bus, peer: peer)
+        try peer.call(Self.mockPath, Self.mockInterface, "SetAllowed", [.strings(["org.orientationd.Orientation1.claim"])], destination: Self.polkit)
+        try peer.call(client, Peer.clientInterface, "Start")
+        #expect(waitForStderr(fixture, containing: "polkit answers again"), "\(fixture.daemon.stderr)")
+        withExtendedLifetime(mock) {}
+        mock = nil
+        #expect(peer.waitUntil {
+            (try? peer.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner", [.string(Self.polkit)],
+                            destination: "org.freedesktop.DBus"))?.first == .bool(false)
+        })
+        try peer.call(client, Peer.clientInterface, "Stop")
+        for _ in 0..<3 { _ = peer.callError(client, Peer.clientInterface, "Start") }
+        #expect(fixture.daemon.stderr.components(separatedBy: "warning: cannot check").count == 3, "\(fixture.daemon.stderr)")
     }
 
     @Test func noPolkitAllowsEverything() throws {
