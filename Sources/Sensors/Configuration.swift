@@ -12,7 +12,8 @@ import Posix
 ///     OrientationSettleMs=100
 ///
 ///     [Sensor]
-///     # Poll interval of IIO sensors read by polling, 10–10000 ms (default 100).
+///     # Poll interval of IIO sensors read by polling, 10–10000 ms (default 100); an
+///     # IIO accelerometer, polled or buffered, is set to sample at least as fast.
 ///     PollIntervalMs=100
 ///     # An IIO buffer that delivers no usable frame this long after it is enabled is
 ///     # replaced by polling the same device, 100–60000 ms (default 2000).

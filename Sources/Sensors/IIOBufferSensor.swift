@@ -140,7 +140,8 @@ public final class IIOBufferSensor: SensorBackend {
         var periodMs: Double?
         if SysfsFile.exists(path + "/sampling_frequency") {
             let value = SamplingFrequency.choose(available: attribute("sampling_frequency_available")
-                ?? attribute("in_accel_sampling_frequency_available"))
+                ?? attribute("in_accel_sampling_frequency_available"),
+                leastHz: SamplingFrequency.leastHz(pollIntervalMs: environment.settings.pollIntervalMs))
             if case .success = SysfsFile.write(path + "/sampling_frequency", value),
                let hz = SysfsNumber.parseDouble(attribute("sampling_frequency") ?? value), hz > 0 {
                 periodMs = 1000 / hz

@@ -54,7 +54,8 @@ public final class IIOPollSensor: SensorBackend {
                 .map(PolledGyroscope.init) : nil
         if SysfsFile.exists(path + "/sampling_frequency") {
             let value = SamplingFrequency.choose(available: attribute("sampling_frequency_available")
-                ?? attribute("in_accel_sampling_frequency_available"))
+                ?? attribute("in_accel_sampling_frequency_available"),
+                leastHz: SamplingFrequency.leastHz(pollIntervalMs: environment.settings.pollIntervalMs))
             if case .failure(let error) = SysfsFile.write(path + "/sampling_frequency", value) {
                 logger.warning("\(device.displayName): cannot set sampling_frequency to \(value): \(error)")
             } else {

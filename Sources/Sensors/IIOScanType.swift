@@ -132,22 +132,32 @@ public struct IIOFrameLayout: Sendable, Equatable {
 public enum SamplingFrequency {
     public static let minimumHz = 10.0
 
+    /// The least rate for a sensor read every `pollIntervalMs`: the poll's own (each poll
+    /// then reads a sample taken since the one before, not the same sample again, which
+    /// would look like a device held still: a rest), and never below `minimumHz`, as
+    /// iio-sensor-proxy sets it. A buffer is read at the rate it is set to: the same rule
+    /// gives it the same rate as a polled sensor configured alike.
+    public static func leastHz(pollIntervalMs: Int) -> Double {
+        max(minimumHz, 1000 / Double(max(pollIntervalMs, 1)))
+    }
+
     /// The text to write to `sampling_frequency`: the smallest entry of
-    /// `sampling_frequency_available` that is at least 10 Hz, else the fastest entry,
-    /// else "10" when there is no usable list. Written in the shortest decimal form
-    /// ("12.5", not "12.500000"; "10", not "10.0"), as iio-sensor-proxy writes it: some
-    /// drivers parse the attribute strictly.
-    public static func choose(available: String?) -> String {
-        guard let available else { return "10" }
+    /// `sampling_frequency_available` that is at least `leastHz`, else the fastest entry,
+    /// else `leastHz` itself when there is no usable list. Written in the shortest decimal
+    /// form ("12.5", not "12.500000"; "10", not "10.0"), as iio-sensor-proxy writes it:
+    /// some drivers parse the attribute strictly.
+    public static func choose(available: String?, leastHz: Double = minimumHz) -> String {
+        let fallback = SysfsNumber.format(leastHz)
+        guard let available else { return fallback }
         var best: (value: Double, text: Substring)?
         var fastest: (value: Double, text: Substring)?
         for word in available.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }) {
             guard let value = SysfsNumber.parseDouble(word), value > 0 else { continue }
-            if value >= minimumHz, best.map({ value < $0.value }) ?? true { best = (value, word) }
+            if value >= leastHz, best.map({ value < $0.value }) ?? true { best = (value, word) }
             if fastest.map({ value > $0.value }) ?? true { fastest = (value, word) }
         }
         if let best { return SysfsNumber.format(best.value) }
         if let fastest { return SysfsNumber.format(fastest.value) }
-        return "10"
+        return fallback
     }
 }

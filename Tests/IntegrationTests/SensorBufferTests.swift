@@ -56,6 +56,23 @@ import TestSupport
         #expect(try Self.stream(fixture, peer, frame(0, 1000, 0), until: "bottom-up"), "stderr:\n\(fixture.stderr)")
     }
 
+    /// A buffer is set to the same rate as a polled sensor configured alike: 10 Hz at
+    /// least by default, the configured poll's rate when that is faster.
+    @Test(arguments: [(nil, "10"), ("40", "50")])
+    func theBuffersRateFollowsThePollInterval(pollIntervalMs: String?, expected: String) throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioBuffer(extraAttributes: ["sampling_frequency": "100", "sampling_frequency_available": "10 20 50 100"]))
+        var arguments: [String] = []
+        if let pollIntervalMs {
+            let config = fixture.bus.directory + "/poll.conf"
+            try "[Sensor]\nPollIntervalMs = \(pollIntervalMs)\n".write(toFile: config, atomically: true, encoding: .utf8)
+            arguments = ["--config", config]
+        }
+        let peer = try fixture.start(extraArguments: arguments)
+        #expect(try peer.managerProperty("SensorBackend") == .string("iio-buffer"), "stderr:\n\(fixture.stderr)")
+        #expect(fixture.testbed.attribute(Self.syspath, "sampling_frequency") == expected, "stderr:\n\(fixture.stderr)")
+    }
+
     /// Frames of a sensor whose scale is a thousand times too large (9,800 m/s² at rest)
     /// are readings all the same: the engine learns its 1 g.
     @Test func framesOfAScaleAThousandTimesTooLargeGiveTheOrientation() throws {

@@ -246,6 +246,17 @@ import TestSupport
         #expect(fixture.testbed.attribute(FakeDevice.syspath(0), "sampling_frequency") == expected)
     }
 
+    /// Polled every 40 ms (the gyroscope's integration), the sensor is set to at least
+    /// 25 Hz: at 10 Hz, two polls in three read the sample the one before read.
+    @Test func aFasterPollAsksForAFasterSensor() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(FakeDevice.iioPoll(extraAttributes: ["sampling_frequency": "100", "sampling_frequency_available": "10 20 50 100"]))
+        let config = fixture.bus.directory + "/fast-poll.conf"
+        try "[Sensor]\nPollIntervalMs = 40\n".write(toFile: config, atomically: true, encoding: .utf8)
+        _ = try fixture.start(extraArguments: ["--config", config])
+        #expect(fixture.testbed.attribute(FakeDevice.syspath(0), "sampling_frequency") == "50", "stderr:\n\(fixture.stderr)")
+    }
+
     @Test func samplingFrequencyWithoutListIsTen() throws {
         let fixture = try SensorDaemonFixture()
         try fixture.testbed.add(FakeDevice.iioPoll(extraAttributes: ["sampling_frequency": "100"]))

@@ -134,6 +134,19 @@ import Testing
     @Test func noListMeansTen() {
         #expect(SamplingFrequency.choose(available: nil) == "10")
     }
+
+    /// A sensor polled faster than 10 Hz is set at least as fast as it is polled: each
+    /// poll then reads a new sample, not the last one again (a device held still).
+    @Test func atLeastThePollsRate() {
+        #expect(SamplingFrequency.leastHz(pollIntervalMs: 100) == 10)
+        #expect(SamplingFrequency.leastHz(pollIntervalMs: 1000) == 10)
+        #expect(SamplingFrequency.leastHz(pollIntervalMs: 40) == 25)
+        #expect(SamplingFrequency.leastHz(pollIntervalMs: 0) == 1000)
+        #expect(SamplingFrequency.choose(available: "10 20 50 100", leastHz: 25) == "50")
+        #expect(SamplingFrequency.choose(available: "10 12.5 25", leastHz: 25) == "25")
+        #expect(SamplingFrequency.choose(available: "5 10 20", leastHz: 25) == "20")
+        #expect(SamplingFrequency.choose(available: nil, leastHz: 25) == "25")
+    }
 }
 
 @Suite struct CalibrationTests {
