@@ -304,6 +304,24 @@ import TestSupport
         #expect(waitUntil(seconds: 10) { fixture.stderr.components(separatedBy: skipped).count == 3 }, "stderr:\n\(fixture.stderr)")
     }
 
+    /// The gyroscope of a combined IMU is read at the accelerometer's ticks while a client
+    /// is started, and not at all otherwise (no client yet, or the last one stopped).
+    @Test func theGyroscopeIsReadOnlyWhileAClientIsStarted() throws {
+        let fixture = try SensorDaemonFixture()
+        try fixture.testbed.add(SensorGyroscopeTests.imu())
+        let peer = try fixture.start()
+        #expect(try peer.managerProperty("GyroscopeName") == .string("accel_3d (iio:device0)"), "stderr:\n\(fixture.stderr)")
+        let reads = try RawAttributeReads(directory: fixture.testbed.rootDirectory + FakeDevice.syspath(0), channel: "anglvel")
+        // Five poll intervals with no client: not one read.
+        #expect(reads.timesOfXReads(until: MonotonicClock.milliseconds() + 500) { !$0.isEmpty }.isEmpty)
+        let client = try Self.startClient(peer)
+        let started = reads.timesOfXReads(until: MonotonicClock.milliseconds() + 5_000) { $0.count >= 3 }
+        #expect(started.count >= 3, "\(started.count) reads of in_anglvel_x_raw while started; stderr:\n\(fixture.stderr)")
+        try peer.call(client, Peer.clientInterface, "Stop")
+        reads.drain()
+        #expect(reads.timesOfXReads(until: MonotonicClock.milliseconds() + 500) { !$0.isEmpty }.isEmpty)
+    }
+
     @Test func noReadsWhileNoClientIsStarted() throws {
         let fixture = try SensorDaemonFixture()
         try fixture.testbed.add(FakeDevice.iioPoll(raw: FakeDevice.raw("normal")))
@@ -321,7 +339,7 @@ import TestSupport
     }
 }
 
-/// The reads of a polled device's `in_accel_{x,y,z}_raw`, seen through inotify
+/// The reads of a polled device's `in_accel_{x,y,z}_raw` (or another channel's), seen through inotify
 /// (IN_ACCESS: they are regular files under umockdev, so reads raise it). One descriptor
 /// watches all three, so a second pass in the same tick (x y z x y z) is a second x
 /// event, not folded into the first as two identical events in a row would be.
@@ -329,19 +347,25 @@ private final class RawAttributeReads {
     private let inotify: Int32
     private let xWatch: Int32
 
-    init(directory: String) throws {
+    init(directory: String, channel: String = "accel") throws {
         inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         try #require(inotify >= 0)
         var watches: [Int32] = []
         for axis in ["x", "y", "z"] {
-            let wd = inotify_add_watch(inotify, directory + "/in_accel_\(axis)_raw", UInt32(IN_ACCESS))
-            try #require(wd >= 0, "cannot watch in_accel_\(axis)_raw")
+            let wd = inotify_add_watch(inotify, directory + "/in_\(channel)_\(axis)_raw", UInt32(IN_ACCESS))
+            try #require(wd >= 0, "cannot watch in_\(channel)_\(axis)_raw")
             watches.append(wd)
         }
         xWatch = watches[0]
     }
 
     deinit { close(inotify) }
+
+    /// Forgets the reads already reported (those of a tick that ran before the last reply).
+    func drain() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while buffer.withUnsafeMutableBytes({ read(inotify, $0.baseAddress, $0.count) }) > 0 {}
+    }
 
     /// Arrival times (monotonic ms) of the reads of x, until `stop` holds for them or
     /// `deadlineMs` passes.
