@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import Glibc
+import Posix
 import Testing
 import TestSupport
 
@@ -112,8 +113,10 @@ import TestSupport
         // Folded into a laptop: turning it changes nothing.
         try fixture.testbed.writeNode(Self.switchNode, FakeDevice.inputEvent(5, 1, 0) + FakeDevice.inputEvent(0, 0, 0))
         #expect(fixture.logContains("Tablet Switch (event5): laptop mode"), "stderr:\n\(fixture.stderr)")
+        // Read five times since (a rest of two readings would have turned it), still normal.
+        let reads = try RawAttributeReads(directory: fixture.testbed.rootDirectory + FakeDevice.syspath(0))
         try SensorPollTests.setRaw(fixture, FakeDevice.syspath(0), FakeDevice.raw("left-up"))
-        peer.waitUntil(seconds: 1) { false }
+        #expect(reads.timesOfXReads(until: MonotonicClock.milliseconds() + 5_000) { $0.count >= 5 }.count >= 5)
         #expect(try peer.managerProperty("Orientation") == .string("normal"))
 
         // A tablet again: the orientation follows.
