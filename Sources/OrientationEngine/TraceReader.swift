@@ -4,7 +4,7 @@
 /// or one whose time does not come after the last sample's, skipped.
 ///
 /// The first skipped line of each kind is worth a warning with its line number; later ones
-/// only a count (``pending``): a recording whose clock jumped back for ten seconds holds
+/// only a count (``takeTallies()``): a recording whose clock jumped back for ten seconds holds
 /// two thousand lines that do not increase, and a warning for each buries what matters.
 public struct TraceReader: Sendable {
     /// Why a line was skipped.
@@ -40,8 +40,9 @@ public struct TraceReader: Sendable {
     public private(set) var lineNumber = 0
     /// The time of the last sample returned.
     public private(set) var lastTimeMs: Int64?
-    /// Per kind, lines skipped and not yet in a tally; the last one's number.
+    /// Per kind: the lines skipped since the warning and not yet in a tally.
     private var counts = [Int](repeating: 0, count: Problem.allCases.count)
+    /// Per kind: the number of the last line skipped (0: none yet, so the next is warned about).
     private var lastSkipped = [Int](repeating: 0, count: Problem.allCases.count)
 
     public init() {}
@@ -74,12 +75,11 @@ public struct TraceReader: Sendable {
 
     private mutating func skip(_ problem: Problem, _ detail: String, warn: (Skipped) -> Void) {
         let k = problem.rawValue
-        if counts[k] == 0 && lastSkipped[k] == 0 {
+        if lastSkipped[k] == 0 {
             warn(Skipped(line: lineNumber, problem: problem, detail: detail))
-            lastSkipped[k] = lineNumber
-            return
+        } else {
+            counts[k] += 1
         }
-        counts[k] += 1
         lastSkipped[k] = lineNumber
     }
 
