@@ -121,7 +121,7 @@ public final class ReplaySensor: SensorBackend {
         logTallies(&reader, "")
     }
 
-    /// The first skipped line of its kind (`file`: "PATH:" for a file other than the trace).
+    /// The first skipped line of its kind (`file`: "PATH: " for the gyroscope beside the trace).
     private func warnSkipped(_ skipped: TraceReader.Skipped, file: String = "") {
         logger.warning("replay: \(file)line \(skipped.line): \(skipped.detail), skipped (more lines like it are counted, not listed)")
     }
