@@ -9,15 +9,17 @@ import Posix
 /// the message, a sensor returning ever-different absurd values logged every one). The
 /// good reading that ends a run says how many were dropped: nothing is lost, and a
 /// problem that comes and goes is said each time it comes.
-struct ProblemLog {
+public struct ProblemLog: Sendable {
     /// The kinds already logged in this run (rarely more than one).
     private var logged: [String] = []
     /// Readings dropped in this run.
-    private(set) var dropped = 0
+    public private(set) var dropped = 0
+
+    public init() {}
 
     /// A reading dropped for a problem of `kind` (a fixed phrase: "out of range", "not a
     /// number"), described by `message`, which is logged if this kind was not yet in this run.
-    mutating func report(_ kind: String, _ message: String, logger: Logger) {
+    public mutating func report(_ kind: String, _ message: String, logger: Logger) {
         dropped += 1
         guard !logged.contains(kind) else { return }
         logged.append(kind)
@@ -25,7 +27,7 @@ struct ProblemLog {
     }
 
     /// A good reading from `subject`: the run, if any, is over.
-    mutating func clear(_ subject: String, logger: Logger) {
+    public mutating func clear(_ subject: String, logger: Logger) {
         guard dropped > 0 else { return }
         logger.info("\(subject): readings usable again after \(dropped) dropped")
         dropped = 0

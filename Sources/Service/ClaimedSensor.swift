@@ -13,8 +13,8 @@ final class ClaimedSensor {
     private(set) var claimers: Set<String> = []
     /// The last reading of the current sensor; nil before its first or without one.
     private(set) var reading: AuxiliaryReading?
-    /// Whether the current sensor's bad reading was said (once per sensor).
-    private var warned = false
+    /// Bad readings in a row: the first said, the rest counted, their end said.
+    private var problems = ProblemLog()
     /// A new reading (different from the last), for the claimers.
     var onReading: () -> Void = {}
     /// The sensor came or went, for everyone.
@@ -37,7 +37,7 @@ final class ClaimedSensor {
         stopReading(because: new == nil ? "it is gone" : "another takes its place")
         sensor = new
         reading = nil
-        warned = false
+        problems = ProblemLog()
         if had != isPresent || new != nil { onPresence() }
         if !claimers.isEmpty { startReading() }
     }
@@ -86,15 +86,15 @@ final class ClaimedSensor {
     }
 
     private func received(_ value: AuxiliaryReading) {
+        if let sensor { problems.clear(sensor.identity.name, logger: logger) }
         guard value != reading else { return }
         reading = value
         onReading()
     }
 
-    /// Kept: the last good reading stands; said once per sensor.
+    /// Kept: the last good reading stands. Said once for a run of bad readings, however
+    /// their values differ; the good reading that ends the run says how many were ignored.
     private func problem(_ error: SensorError) {
-        guard !warned else { return }
-        warned = true
-        logger.warning("\(error.message); reading ignored")
+        problems.report("reading", "\(error.message); reading ignored", logger: logger)
     }
 }

@@ -286,6 +286,17 @@ import TestSupport
         #expect(fixture.logContains("the proximity \"garbage\" is not a number; reading ignored"))
         try fixture.testbed.setAttribute(FakeSensor.proximitySyspath, "in_proximity_raw", "500")
         #expect(Self.announced(peer, "ProximityNear=true"), "signals: \(peer.signalSummaries())")
+        // The good reading ended the run, and said so; bad readings later are news again,
+        // said once however they differ.
+        #expect(fixture.logContains("readings usable again after"), "stderr:\n\(fixture.stderr)")
+        try fixture.testbed.setAttribute(FakeSensor.proximitySyspath, "in_proximity_raw", "junk")
+        #expect(fixture.logContains("the proximity \"junk\" is not a number; reading ignored"), "stderr:\n\(fixture.stderr)")
+        try fixture.testbed.setAttribute(FakeSensor.proximitySyspath, "in_proximity_raw", "trash")
+        try fixture.testbed.setAttribute(FakeSensor.proximitySyspath, "in_proximity_raw", "10")
+        #expect(Self.announced(peer, "ProximityNear=false"), "signals: \(peer.signalSummaries())")
+        #expect(waitUntil(seconds: 10) { fixture.stderr.components(separatedBy: "readings usable again after").count == 3 },
+                "stderr:\n\(fixture.stderr)")
+        #expect(!fixture.stderr.contains("\"trash\" is not a number"), "stderr:\n\(fixture.stderr)")
     }
 
     @Test(arguments: ["abc", "0", "-3"])
