@@ -58,7 +58,7 @@ let package = Package(
         // against their man pages.
         .testTarget(name: "OrientationctlTests", dependencies: ["orientationctl", "orientationd"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "Posix", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "ServiceTests", dependencies: ["Service", "DBus", "OrientationAPI", "OrientationEngine", "Sensors"], swiftSettings: strict),
+        .testTarget(name: "ServiceTests", dependencies: ["Service", "DBus", "OrientationAPI", "OrientationEngine", "Sensors", "Posix", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["DBus", "Posix", "OrientationEngine", "OrientationClient", "TestSupport"],

@@ -12,7 +12,7 @@
 #    priority err, the daemon goes on with the previous configuration.
 # 4. Stopped, it is started again by the bus when a client calls.
 # 5. Under the real polkitd, root may start a client and lock; nobody is refused, and told.
-# 6. It was never restarted nor killed by its sandbox.
+# 6. It was never restarted nor killed by its sandbox; a lock survives a restart.
 # 7. orientationd-sensor-proxy installed on the running system: the daemon is restarted
 #    with the drop-in and owns net.hadess.SensorProxy, which starts it when called.
 # Writes one line per check to /srv/deb-test/boot.log, the journal after them; the last
@@ -97,6 +97,19 @@ pass "under polkitd, root may start a client and lock the rotation; nobody, outs
 journalctl -u orientationd.service -o cat | grep -Eq 'status=31/SYS|code=killed|code=dumped' \
     && fail "orientationd exited or was killed: $(journalctl -u orientationd.service -o cat | grep -E 'status=|exited')"
 pass "never restarted, never killed by its sandbox"
+
+# 6b. The lock survives a restart: kept in the unit's StateDirectory, writable inside
+#     the read-only system of the sandbox.
+orientationctl lock >/dev/null || fail "root's orientationctl lock failed"
+systemctl restart orientationd.service || fail "systemctl restart orientationd.service failed"
+out=$(as_nobody orientationctl get 2>&1) || fail "orientationctl get after a restart: $out"
+grep -q '^RotationLocked: yes' <<<"$out" || fail "the lock did not survive a restart: $out"
+[[ -f /var/lib/orientationd/state ]] || fail "no /var/lib/orientationd/state: $(ls -la /var/lib/orientationd 2>&1)"
+orientationctl unlock >/dev/null || fail "root's orientationctl unlock failed"
+systemctl restart orientationd.service || fail "systemctl restart orientationd.service failed"
+out=$(as_nobody orientationctl get 2>&1) || fail "orientationctl get after a restart: $out"
+grep -q '^RotationLocked: no' <<<"$out" || fail "unlocked, then restarted: $out"
+pass "RotationLocked survives a restart: kept in /var/lib/orientationd, inside the sandbox"
 
 # 7. orientationd-sensor-proxy installed on the running system: its postinst restarts the
 #    daemon with the drop-in, which then owns iio-sensor-proxy's name too; stopped, a

@@ -18,6 +18,27 @@ public enum FileSystem {
         try fd.writeAll(text)
     }
 
+    /// Replaces the file at `path` with `text` all at once: written to `path.new` beside
+    /// it, flushed to the disk, then renamed over it. A crash or a power cut leaves the old
+    /// file or the new one, never half of one (state kept across restarts).
+    public static func replaceText(_ path: String, _ text: String, mode: mode_t = 0o644) throws(Errno) {
+        let temporary = path + ".new"
+        let fd = try FileDescriptor.open(temporary, [.writeOnly, .create, .truncate], mode: mode)
+        do {
+            try fd.writeAll(text)
+            try system_fsync(fd.rawValue).get()
+        } catch {
+            fd.close()
+            _ = system_unlink(temporary)
+            throw error
+        }
+        fd.close()
+        if case .failure(let error) = system_rename(temporary, path) {
+            _ = system_unlink(temporary)
+            throw error
+        }
+    }
+
     public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
     public static func isFIFO(_ path: String) -> Bool {

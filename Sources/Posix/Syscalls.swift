@@ -42,6 +42,18 @@ func system_write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Result<Int, 
     retryingOnInterrupt { Glibc.write(fd, buffer.baseAddress, buffer.count) }
 }
 
+func system_fsync(_ fd: Int32) -> Result<Void, Errno> {
+    retryingOnInterrupt { Glibc.fsync(fd) }.map { _ in () }
+}
+
+func system_rename(_ from: String, _ to: String) -> Result<Void, Errno> {
+    Glibc.rename(from, to) < 0 ? .failure(.current) : .success(())
+}
+
+func system_unlink(_ path: String) -> Result<Void, Errno> {
+    Glibc.unlink(path) < 0 ? .failure(.current) : .success(())
+}
+
 func system_epoll_create() -> Result<Int32, Errno> {
     valueOrErrno(epoll_create1(Int32(EPOLL_CLOEXEC)))
 }

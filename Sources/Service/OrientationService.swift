@@ -19,6 +19,8 @@ public final class OrientationService {
     private let tree: ObjectTree
     private let logger: Logger
     private let authorizer: Authorizer
+    /// Where RotationLocked is kept across restarts (nil: it lasts as long as the daemon).
+    private let lockState: LockState?
     /// Completes the engine's pending decision when the sensor falls silent (see
     /// `ServiceCore.engineDeadlineMs`); disarmed, and free, while nothing is pending.
     private var deadlineTimer: Timer?
@@ -43,8 +45,9 @@ public final class OrientationService {
     static let firstReadingWaitMs: Int64 = 200
 
     public init(connection: Connection, loop: EventLoop, sensor: SensorBackend?, tunables: EngineTunables,
-                authorizer: Authorizer, sensorProxyCompat: Bool = false, logger: Logger) {
+                authorizer: Authorizer, sensorProxyCompat: Bool = false, lockState: LockState? = nil, logger: Logger) {
         self.connection = connection
+        self.lockState = lockState
         tree = ObjectTree(connection: connection)
         core = ServiceCore(sensor: sensor, tunables: tunables, sensorProxyCompat: sensorProxyCompat)
         self.authorizer = authorizer
@@ -55,6 +58,16 @@ public final class OrientationService {
             // A reading arrived: replies held for the first one go now. (Not by asking
             // `awaitingFirstReading`, which reads a polled sensor once more per tick.)
             self.releaseHeldReplies()
+        }
+        // The lock as it was before a restart (nobody listens yet: nothing to announce).
+        switch lockState?.load() {
+        case .success(true)?:
+            _ = core.setRotationLocked(true)
+            logger.info("rotation locked, as it was when the daemon last stopped (\(lockState?.path ?? ""))")
+        case .failure(let error)?:
+            logger.warning("\(error.message): the rotation starts unlocked")
+        case .success(false)?, nil:
+            break
         }
         do {
             deadlineTimer = try Timer(loop: loop) { [weak self] in self?.engineDeadlineReached() }
@@ -315,7 +328,11 @@ public final class OrientationService {
         authorizer.authorize(Authorizer.lockAction, for: call.sender, interactive: true) { [weak self] error in
             if let error { return call.fail(error) }
             guard let self else { return call.fail(.failed("the service is stopping")) }
+            let changed = self.core.rotationLocked != locked
             self.send(self.core.setRotationLocked(locked))
+            if changed, let lockState = self.lockState, case .failure(let error) = lockState.save(locked) {
+                self.logger.warning("\(error.message): RotationLocked holds until the daemon stops")
+            }
             call.reply([])
         }
         return .later

@@ -86,8 +86,11 @@ struct Daemon {
         }
 
         let authorizer = Authorizer(connection: connection, mode: options.usesPolkit ? .polkit : .allowAll, logger: logger)
+        // systemd's StateDirectory= says where state survives a restart.
+        let lockState = LockState.directory(environment: getenv("STATE_DIRECTORY").map { String(cString: $0) }).map(LockState.init)
         let service = OrientationService(connection: connection, loop: loop, sensor: sensor, tunables: configuration.tunables,
-                                         authorizer: authorizer, sensorProxyCompat: options.sensorProxyCompat, logger: logger)
+                                         authorizer: authorizer, sensorProxyCompat: options.sensorProxyCompat,
+                                         lockState: lockState, logger: logger)
         service.core.samplesHeld = { [weak suppression] in suppression?.laptopMode ?? false }
         do {
             try service.export()

@@ -1,0 +1,92 @@
+import DBus
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+
+/// RotationLocked survives a restart where systemd gives the daemon a state directory
+/// (STATE_DIRECTORY, from the unit's StateDirectory=), as a user who locked the rotation
+/// expects through an upgrade, a crash or a reboot; and without one it does not.
+@Suite struct LockPersistenceTests {
+    /// A daemon on `bus` replaying an upright device, with `stateDirectory` if given; a
+    /// peer once it serves.
+    func start(_ bus: TestBus, stateDirectory: String?) throws -> (ChildProcess, Peer) {
+        let trace = bus.directory + "/upright.csv"
+        try "0,0,-9.81,0\n100,0,-9.81,0\n".write(toFile: trace, atomically: true, encoding: .utf8)
+        var environment = ProcessInfo.processInfo.environment
+        environment["STATE_DIRECTORY"] = stateDirectory
+        let daemon = try ChildProcess(product: "orientationd", arguments: ["--address", bus.address, "--sensor", "replay:" + trace],
+                                      directory: bus.directory, environment: environment)
+        let peer = try Peer(bus: bus)
+        guard peer.waitForService() else { throw TestFailure("orientationd did not take its name:\n\(daemon.stderr)") }
+        return (daemon, peer)
+    }
+
+    func stop(_ daemon: ChildProcess) {
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    func lock(_ peer: Peer, _ locked: Bool) throws {
+        try peer.set(Peer.manager, Peer.managerInterface, "RotationLocked", .bool(locked))
+    }
+
+    @Test func theLockSurvivesARestart() throws {
+        let bus = try TestBus()
+        let state = bus.directory + "/state-dir"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
+        var (daemon, peer) = try start(bus, stateDirectory: state)
+        #expect(try peer.managerProperty("RotationLocked") == .bool(false))
+        try lock(peer, true)
+        stop(daemon)
+        (daemon, peer) = try start(bus, stateDirectory: state)
+        #expect(try peer.managerProperty("RotationLocked") == .bool(true), "stderr:\n\(daemon.stderr)")
+        #expect(daemon.stderr.contains("rotation locked, as it was when the daemon last stopped"), "\(daemon.stderr)")
+        try lock(peer, false)
+        stop(daemon)
+        (daemon, peer) = try start(bus, stateDirectory: state)
+        #expect(try peer.managerProperty("RotationLocked") == .bool(false), "stderr:\n\(daemon.stderr)")
+        stop(daemon)
+    }
+
+    @Test func withoutAStateDirectoryTheLockLastsAsLongAsTheDaemon() throws {
+        let bus = try TestBus()
+        var (daemon, peer) = try start(bus, stateDirectory: nil)
+        try lock(peer, true)
+        stop(daemon)
+        (daemon, peer) = try start(bus, stateDirectory: nil)
+        #expect(try peer.managerProperty("RotationLocked") == .bool(false))
+        stop(daemon)
+    }
+
+    /// A state file the daemon did not write: one warning, unlocked, and the next change
+    /// writes a good one.
+    @Test func aBadStateFileIsOneWarningAndTheRotationUnlocked() throws {
+        let bus = try TestBus()
+        let state = bus.directory + "/state-dir"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
+        try "RotationLocked=perhaps\n".write(toFile: state + "/state", atomically: true, encoding: .utf8)
+        var (daemon, peer) = try start(bus, stateDirectory: state)
+        #expect(try peer.managerProperty("RotationLocked") == .bool(false))
+        #expect(daemon.stderr.contains("state:1: expected RotationLocked=true or =false"), "\(daemon.stderr)")
+        #expect(daemon.stderr.contains("the rotation starts unlocked"), "\(daemon.stderr)")
+        try lock(peer, true)
+        stop(daemon)
+        (daemon, peer) = try start(bus, stateDirectory: state)
+        #expect(try peer.managerProperty("RotationLocked") == .bool(true), "stderr:\n\(daemon.stderr)")
+        stop(daemon)
+    }
+
+    /// A state directory the daemon cannot write to: the lock holds for this run, and
+    /// one warning says it will not survive.
+    @Test func anUnwritableStateIsSaidAndTheLockHolds() throws {
+        let bus = try TestBus()
+        let state = bus.directory + "/state-dir"
+        try FileManager.default.createDirectory(atPath: state + "/state", withIntermediateDirectories: true)
+        let (daemon, peer) = try start(bus, stateDirectory: state)
+        try lock(peer, true)
+        #expect(try peer.managerProperty("RotationLocked") == .bool(true))
+        #expect(waitUntil(seconds: 10) { daemon.stderr.contains("RotationLocked holds until the daemon stops") }, "\(daemon.stderr)")
+        stop(daemon)
+    }
+}
