@@ -65,9 +65,9 @@ extension OrientationService {
             .init(ManagerProperty.rotationLocked.rawValue, "b", doc: """
                 Read-write. While true, Orientation does not change (nor the \
                 DeviceOrientation of clients that follow the lock). Setting it to false \
-                applies the current orientation at once. Kept across restarts where the \
-                daemon has a state directory (systemd's StateDirectory=: \
-                /var/lib/orientationd/state).
+                applies the current orientation at once. Kept across restarts, with the \
+                orientation it holds, where the daemon has a state directory (systemd's \
+                StateDirectory=: /var/lib/orientationd/state).
                 """, get: { $0.core.manager[.rotationLocked] }, deferrableSet: { service, value, call throws(BusError) in
                     service.requestRotationLocked(value.boolValue ?? false, call)
                 }),

@@ -61,12 +61,12 @@ public final class OrientationService {
         }
         // The lock as it was before a restart (nobody listens yet: nothing to announce).
         switch lockState?.load() {
-        case .success(true)?:
-            _ = core.setRotationLocked(true)
-            logger.info("rotation locked, as it was when the daemon last stopped (\(lockState?.path ?? ""))")
+        case .success(let saved)? where saved.locked:
+            core.restoreRotationLock(orientation: saved.orientation)
+            logger.info("rotation locked in \(saved.orientation.rawValue), as it was when the daemon last stopped (\(lockState?.path ?? ""))")
         case .failure(let error)?:
             logger.warning("\(error.message): the rotation starts unlocked")
-        case .success(false)?, nil:
+        case .success?, nil:
             break
         }
         do {
@@ -330,7 +330,8 @@ public final class OrientationService {
             guard let self else { return call.fail(.failed("the service is stopping")) }
             let changed = self.core.rotationLocked != locked
             self.send(self.core.setRotationLocked(locked))
-            if changed, let lockState = self.lockState, case .failure(let error) = lockState.save(locked) {
+            if changed, let lockState = self.lockState,
+               case .failure(let error) = lockState.save(.init(locked: locked, orientation: self.core.manager.orientation)) {
                 self.logger.warning("\(error.message): RotationLocked holds until the daemon stops")
             }
             call.reply([])

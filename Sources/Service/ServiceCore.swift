@@ -205,6 +205,13 @@ public final class ServiceCore {
 
     // MARK: Lock and compatibility claims
 
+    /// The lock as it was when the daemon last stopped, holding `orientation`: set before
+    /// anyone listens (nothing is announced), so the screen comes back as it was locked.
+    public func restoreRotationLock(orientation: Orientation) {
+        manager.rotationLocked = true
+        manager.orientation = orientation
+    }
+
     public func setRotationLocked(_ locked: Bool) -> [Emission] {
         guard locked != rotationLocked else { return [] }
         var out = update { $0.rotationLocked = locked }

@@ -8,11 +8,12 @@ import TestSupport
 /// (STATE_DIRECTORY, from the unit's StateDirectory=), as a user who locked the rotation
 /// expects through an upgrade, a crash or a reboot; and without one it does not.
 @Suite struct LockPersistenceTests {
-    /// A daemon on `bus` replaying an upright device, with `stateDirectory` if given; a
-    /// peer once it serves.
-    func start(_ bus: TestBus, stateDirectory: String?) throws -> (ChildProcess, Peer) {
-        let trace = bus.directory + "/upright.csv"
-        try "0,0,-9.81,0\n100,0,-9.81,0\n".write(toFile: trace, atomically: true, encoding: .utf8)
+    /// A daemon on `bus` replaying a device held upright (or, `leftUp`, turned left-up),
+    /// with `stateDirectory` if given; a peer once it serves.
+    func start(_ bus: TestBus, stateDirectory: String?, leftUp: Bool = false) throws -> (ChildProcess, Peer) {
+        let trace = bus.directory + (leftUp ? "/left-up.csv" : "/upright.csv")
+        let reading = leftUp ? "9.81,0,0" : "0,-9.81,0"
+        try "0,\(reading)\n100,\(reading)\n".write(toFile: trace, atomically: true, encoding: .utf8)
         var environment = ProcessInfo.processInfo.environment
         environment["STATE_DIRECTORY"] = stateDirectory
         let daemon = try ChildProcess(product: "orientationd", arguments: ["--address", bus.address, "--sensor", "replay:" + trace],
@@ -31,18 +32,28 @@ import TestSupport
         try peer.set(Peer.manager, Peer.managerInterface, "RotationLocked", .bool(locked))
     }
 
+    /// Locked in left-up, restarted lying upright: still locked, and in left-up, for the
+    /// manager and for an app's client; unlocked, the device's own orientation; restarted
+    /// again, unlocked.
     @Test func theLockSurvivesARestart() throws {
         let bus = try TestBus()
         let state = bus.directory + "/state-dir"
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
-        var (daemon, peer) = try start(bus, stateDirectory: state)
+        var (daemon, peer) = try start(bus, stateDirectory: state, leftUp: true)
         #expect(try peer.managerProperty("RotationLocked") == .bool(false))
+        try peer.call(try peer.createClient(), Peer.clientInterface, "Start")
+        #expect(try peer.managerProperty("Orientation") == .string("left-up"), "stderr:\n\(daemon.stderr)")
         try lock(peer, true)
         stop(daemon)
         (daemon, peer) = try start(bus, stateDirectory: state)
         #expect(try peer.managerProperty("RotationLocked") == .bool(true), "stderr:\n\(daemon.stderr)")
-        #expect(daemon.stderr.contains("rotation locked, as it was when the daemon last stopped"), "\(daemon.stderr)")
+        #expect(try peer.managerProperty("Orientation") == .string("left-up"), "stderr:\n\(daemon.stderr)")
+        #expect(daemon.stderr.contains("rotation locked in left-up, as it was when the daemon last stopped"), "\(daemon.stderr)")
+        let client = try peer.createClient()
+        try peer.call(client, Peer.clientInterface, "Start")
+        #expect(try peer.get(client, Peer.clientInterface, "InterfaceOrientation") == .string("left-up"))
         try lock(peer, false)
+        #expect(try peer.managerProperty("Orientation") == .string("normal"), "stderr:\n\(daemon.stderr)")
         stop(daemon)
         (daemon, peer) = try start(bus, stateDirectory: state)
         #expect(try peer.managerProperty("RotationLocked") == .bool(false), "stderr:\n\(daemon.stderr)")

@@ -1,4 +1,5 @@
 import Foundation
+import OrientationAPI
 import Posix
 import Service
 import Testing
@@ -13,19 +14,23 @@ import TestSupport
     @Test func noFileIsUnlockedAndSavesReadBack() throws {
         let state = LockState(directory: directory + "/")
         #expect(state.path == directory + "/state")
-        #expect(try state.load().get() == false)
-        try state.save(true).get()
-        #expect(try state.load().get() == true)
-        try state.save(false).get()
-        #expect(try state.load().get() == false)
+        #expect(try state.load().get() == .init(locked: false, orientation: .undefined))
+        try state.save(.init(locked: true, orientation: .leftUp)).get()
+        #expect(try state.load().get() == .init(locked: true, orientation: .leftUp))
+        try state.save(.init(locked: false, orientation: .normal)).get()
+        #expect(try state.load().get() == .init(locked: false, orientation: .normal))
         // Replaced whole: no temporary file left beside it.
         #expect(try FileSystem.list(directory) == ["state"])
-        #expect(try FileSystem.readText(state.path).contains("RotationLocked=false\n"))
+        #expect(try FileSystem.readText(state.path).contains("RotationLocked=false\nOrientation=normal\n"))
+        // A lock saved without its orientation holds none.
+        try "RotationLocked=true\n".write(toFile: state.path, atomically: true, encoding: .utf8)
+        #expect(try state.load().get() == .init(locked: true, orientation: .undefined))
     }
 
     @Test(arguments: [
         ("RotationLocked=yes\n", "state:1: expected RotationLocked=true or =false, found \"RotationLocked=yes\""),
         ("# saved\n\nLocked=true\n", "state:3: expected RotationLocked=true or =false"),
+        ("RotationLocked=true\nOrientation=sideways\n", "state:2: \"Orientation=sideways\" names no orientation"),
     ])
     func aFileNotWrittenByTheDaemonIsAnError(text: String, expected: String) throws {
         let state = LockState(directory: directory)
@@ -39,7 +44,10 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: state.path, withIntermediateDirectories: false)
         guard case .failure(let error) = state.load() else { Issue.record("a directory was read"); return }
         #expect(error.message.contains("cannot read"), "\(error.message)")
-        guard case .failure(let saving) = state.save(true) else { Issue.record("saved over a directory"); return }
+        guard case .failure(let saving) = state.save(.init(locked: true, orientation: .normal)) else {
+            Issue.record("saved over a directory")
+            return
+        }
         #expect(saving.message.contains("cannot save"), "\(saving.message)")
         #expect(!FileManager.default.fileExists(atPath: state.path + ".new"))
     }
