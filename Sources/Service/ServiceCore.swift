@@ -29,6 +29,9 @@ public final class ServiceCore {
     private var sensorRunning = false
     /// Whether the current sensor's wrong scale was reported (once per sensor).
     private var scaleWarned = false
+    /// Whether the sensor's failure to start was said: once until it starts (an app that
+    /// starts and stops its client at every focus change would repeat it each time).
+    private var startFailureSaid = false
     /// Whether the engine gave the current sensor's gyroscope up (stuck, disagreeing with
     /// the accelerometer, only unusable readings). It is then neither read nor fused at
     /// later claims: a broken gyroscope is said once, and is not trusted again for the
@@ -244,6 +247,7 @@ public final class ServiceCore {
         let hadSensor = hasSensor
         sensor = newSensor
         scaleWarned = false
+        startFailureSaid = false
         gyroscopeGivenUp = false
         var out = update(refreshSensorProperties)
         if hadSensor != hasSensor, compatClaimers != nil { out.append(.compatChanged([.hasAccelerometer], destination: nil)) }
@@ -310,8 +314,11 @@ public final class ServiceCore {
             }
             if !gyroscopeGivenUp { sensor.startGyroscope { [weak self] rate in self?.engine.feedGyroscope(rate) } }
             sensorRunning = true
+            startFailureSaid = false
         } catch {
-            return [.warning("cannot start \(sensor.name): \(error)")]
+            guard !startFailureSaid else { return [] }
+            startFailureSaid = true
+            return [.warning("cannot start \(sensor.name): \(error) (said once until it starts)")]
         }
         // The fresh reading: Start returns with current properties.
         guard let sample = currentSample() else { return gyroscopeNews() }

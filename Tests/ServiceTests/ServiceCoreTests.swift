@@ -415,9 +415,19 @@ extension Emission {
         h.sensor.failure = SensorError("permission denied")
         let client = try h.create()
         let said = h.core.start(client.id)
-        #expect(said.first == .warning("cannot start Fake accelerometer: permission denied"))
+        #expect(said.first == .warning("cannot start Fake accelerometer: permission denied (said once until it starts)"))
         #expect(h.core.engineDeadlineMs == nil)
         #expect(h.core.client(client.id)?.active == true)
+        // An app that stops and starts its client again (a focus change): not said again.
+        _ = h.core.stop(client.id)
+        #expect(!h.core.start(client.id).contains { $0.tag == "warning" })
+        // Started once, the next failure is news.
+        _ = h.core.stop(client.id)
+        h.sensor.failure = nil
+        #expect(!h.core.start(client.id).contains { $0.tag == "warning" })
+        _ = h.core.stop(client.id)
+        h.sensor.failure = SensorError("device busy")
+        #expect(h.core.start(client.id).first == .warning("cannot start Fake accelerometer: device busy (said once until it starts)"))
     }
 }
 
