@@ -32,13 +32,29 @@ import TestSupport
         try peer.set(Peer.manager, Peer.managerInterface, "RotationLocked", .bool(locked))
     }
 
+    /// An empty state directory in the bus's directory.
+    func makeStateDirectory(_ bus: TestBus) throws -> String {
+        let state = bus.directory + "/state-dir"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
+        return state
+    }
+
+    /// Locks the rotation through `peer`, stops `daemon` and starts another: whether it
+    /// comes back locked.
+    func lockedAfterARestart(_ bus: TestBus, _ daemon: ChildProcess, _ peer: Peer, stateDirectory: String?) throws -> Bool {
+        try lock(peer, true)
+        stop(daemon)
+        let (again, peer) = try start(bus, stateDirectory: stateDirectory)
+        defer { stop(again) }
+        return try peer.managerProperty("RotationLocked") == .bool(true)
+    }
+
     /// Locked in left-up, restarted lying upright: still locked, and in left-up, for the
     /// manager and for an app's client; unlocked, the device's own orientation; restarted
     /// again, unlocked.
     @Test func theLockSurvivesARestart() throws {
         let bus = try TestBus()
-        let state = bus.directory + "/state-dir"
-        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
+        let state = try makeStateDirectory(bus)
         var (daemon, peer) = try start(bus, stateDirectory: state, leftUp: true)
         #expect(try peer.managerProperty("RotationLocked") == .bool(false))
         try peer.call(try peer.createClient(), Peer.clientInterface, "Start")
@@ -62,30 +78,21 @@ import TestSupport
 
     @Test func withoutAStateDirectoryTheLockLastsAsLongAsTheDaemon() throws {
         let bus = try TestBus()
-        var (daemon, peer) = try start(bus, stateDirectory: nil)
-        try lock(peer, true)
-        stop(daemon)
-        (daemon, peer) = try start(bus, stateDirectory: nil)
-        #expect(try peer.managerProperty("RotationLocked") == .bool(false))
-        stop(daemon)
+        let (daemon, peer) = try start(bus, stateDirectory: nil)
+        #expect(try !lockedAfterARestart(bus, daemon, peer, stateDirectory: nil))
     }
 
     /// A state file the daemon did not write: one warning, unlocked, and the next change
     /// writes a good one.
     @Test func aBadStateFileIsOneWarningAndTheRotationUnlocked() throws {
         let bus = try TestBus()
-        let state = bus.directory + "/state-dir"
-        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
+        let state = try makeStateDirectory(bus)
         try "RotationLocked=perhaps\n".write(toFile: state + "/state", atomically: true, encoding: .utf8)
-        var (daemon, peer) = try start(bus, stateDirectory: state)
+        let (daemon, peer) = try start(bus, stateDirectory: state)
         #expect(try peer.managerProperty("RotationLocked") == .bool(false))
         #expect(daemon.stderr.contains("state:1: expected RotationLocked=true or =false"), "\(daemon.stderr)")
         #expect(daemon.stderr.contains("the rotation starts unlocked"), "\(daemon.stderr)")
-        try lock(peer, true)
-        stop(daemon)
-        (daemon, peer) = try start(bus, stateDirectory: state)
-        #expect(try peer.managerProperty("RotationLocked") == .bool(true), "stderr:\n\(daemon.stderr)")
-        stop(daemon)
+        #expect(try lockedAfterARestart(bus, daemon, peer, stateDirectory: state))
     }
 
     /// A state directory the daemon cannot write to: the lock holds for this run, and
