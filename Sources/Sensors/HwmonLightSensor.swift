@@ -22,7 +22,7 @@ enum HwmonLightSensor {
     static func open(_ device: AuxiliaryDevice, loop: EventLoop) -> AuxiliarySensor {
         let name = device.identityName
         return PolledAuxiliarySensor(kind: .light, identity: device.identity(backend), syspath: device.syspath,
-                                     attribute: "light", intervalMs: intervalMs, loop: loop) { text, _ in
+                                     attribute: "light", intervalMs: intervalMs, loop: loop) { text in
             guard let level = parse(text) else {
                 return .failure(SensorError("\(name): the light level \"\(printable(text))\" is not \"(left,right)\""))
             }

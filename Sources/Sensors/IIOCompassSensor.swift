@@ -18,7 +18,7 @@ enum IIOCompassSensor {
         case .failure(let error): return .failure(SensorError("\(name): \(error.message)"))
         }
         return .success(PolledAuxiliarySensor(kind: .compass, identity: device.identity(backend), syspath: device.syspath,
-                                              attribute: channel + "_raw", intervalMs: intervalMs, loop: loop) { text, _ in
+                                              attribute: channel + "_raw", intervalMs: intervalMs, loop: loop) { text in
             guard let raw = SysfsNumber.parseDouble(text) else {
                 return .failure(SensorError("\(name): the heading \"\(printable(text))\" is not a number"))
             }

@@ -29,7 +29,7 @@ enum IIOLightSensor {
         }
         return .success(PolledAuxiliarySensor(kind: .light, identity: device.identity(backend), syspath: device.syspath,
                                               attribute: channel + (processed ? "_input" : "_raw"), intervalMs: interval,
-                                              loop: loop) { text, _ in
+                                              loop: loop) { text in
             parseLevel(text, name: name).flatMap { value in
                 lightReading((value + offset) * scale, unit: .lux, name: name)
             }

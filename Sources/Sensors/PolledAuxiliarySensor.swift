@@ -3,8 +3,8 @@ import Posix
 /// An auxiliary sensor read by polling one attribute of its device: once when started
 /// (so that a claim returns with the value), then every `intervalMs` until stopped. The
 /// attribute stays open while started (``HeldAttributes``: one `pread` a poll). `parse`
-/// gets the attribute's text and the previous reading, for the sensors whose answer
-/// depends on it (proximity's hysteresis).
+/// turns the attribute's text into a reading; a sensor whose answer depends on the
+/// previous reading (proximity's margin) keeps that in its closure.
 final class PolledAuxiliarySensor: AuxiliarySensor {
     let kind: AuxiliaryKind
     let identity: SensorIdentity
@@ -12,15 +12,14 @@ final class PolledAuxiliarySensor: AuxiliarySensor {
     let intervalMs: Int64
     private let loop: EventLoop
     private let attribute: HeldAttributes
-    private let parse: (String, AuxiliaryReading?) -> Result<AuxiliaryReading, SensorError>
+    private let parse: (String) -> Result<AuxiliaryReading, SensorError>
     private var timer: Posix.Timer?
-    private var last: AuxiliaryReading?
     private var onReading: ((AuxiliaryReading) -> Void)?
     private var onProblem: ((SensorError) -> Void)?
 
     /// `attribute`: the file in the device directory `syspath` that holds the reading.
     init(kind: AuxiliaryKind, identity: SensorIdentity, syspath: String, attribute: String, intervalMs: Int64,
-         loop: EventLoop, parse: @escaping (String, AuxiliaryReading?) -> Result<AuxiliaryReading, SensorError>) {
+         loop: EventLoop, parse: @escaping (String) -> Result<AuxiliaryReading, SensorError>) {
         self.kind = kind
         self.identity = identity
         self.syspath = syspath
@@ -55,9 +54,8 @@ final class PolledAuxiliarySensor: AuxiliarySensor {
 
     private func poll() {
         let reading = attribute.text(0).mapError { SensorError("\(identity.name): cannot read \(attribute.paths[0]): \($0)") }
-        switch reading.flatMap({ parse($0, last) }) {
+        switch reading.flatMap(parse) {
         case .success(let value):
-            last = value
             onReading?(value)
         case .failure(let error):
             onProblem?(error)

@@ -117,7 +117,8 @@ final class SensorProxyFacade {
             .init("HasProximity", "b", doc: "Whether a proximity sensor is present.") { .bool($0.has(.proximity)) },
             .init("ProximityNear", "b", doc: """
                 Whether something is near the sensor (above the device's near level, \
-                udev's PROXIMITY_NEAR_LEVEL, or the proximity switch on); updated while \
+                udev's PROXIMITY_NEAR_LEVEL or in_proximity_nearlevel, or the proximity \
+                switch on); updated while \
                 claimed, false before the first reading.
                 """) { .bool($0.proximityNear) },
         ])

@@ -253,12 +253,49 @@ import TestSupport
         #expect(Self.announced(peer, "ProximityNear=false"), "signals: \(peer.signalSummaries())")
     }
 
+    @Test func aSteadyProximityJustAboveTheKernelsNearLevelIsNear() throws {
+        // The level as a device tree gives it (in_proximity_nearlevel, no udev rule), and
+        // iio-sensor-proxy's decision: a value held just above it is near, just below far.
+        let (fixture, peer) = try Self.start([FakeSensor.iioProximity(raw: "256", nearLevel: nil, nearLevelAttribute: "128")])
+        #expect(try Self.get(peer, "HasProximity") == .bool(true))
+        try Self.claim(peer, "ClaimProximity")
+        #expect(try Self.get(peer, "ProximityNear") == .bool(true))
+        for (raw, near) in [("0", false), ("129", true), ("127", false)] {
+            peer.clearSignals()
+            try fixture.testbed.setAttribute(FakeSensor.proximitySyspath, "in_proximity_raw", raw)
+            #expect(Self.announced(peer, "ProximityNear=\(near)"), "raw \(raw): signals: \(peer.signalSummaries())")
+        }
+    }
+
+    /// The same steady values through both daemons: each is near or far in both, and
+    /// as the test above expects (iio-sensor-proxy needs a second poll after a small
+    /// crossing, so each is waited for).
+    @Test func proximityDecidesAsIioSensorProxyDoes() throws {
+        let devices = [FakeSensor.iioProximity(raw: "256", nearLevel: nil, nearLevelAttribute: "128")]
+        let steps = [("0", false), ("129", true), ("127", false), ("141", true), ("116", false)]
+        func play(_ peer: Peer, _ testbed: UmockdevTestbed, log: () -> String) throws -> [Bool] {
+            try Self.claim(peer, "ClaimProximity")
+            var seen: [Bool] = []
+            for (raw, near) in [("256", true)] + steps {
+                try testbed.setAttribute(FakeSensor.proximitySyspath, "in_proximity_raw", raw)
+                #expect(peer.waitUntil(seconds: 10) { (try? Self.get(peer, "ProximityNear")) == .bool(near) }, "raw \(raw)\n\(log())")
+                seen.append(try Self.get(peer, "ProximityNear") == .bool(true))
+            }
+            return seen
+        }
+        let (fixture, peer) = try Self.start(devices)
+        let ours = try play(peer, fixture.testbed) { fixture.stderr }
+        let other = try IioSensorProxy(devices)
+        let theirs = try play(other.peer, other.testbed) { other.process.stderr }
+        #expect(ours == theirs)
+    }
+
     @Test func proximityWithoutANearLevelIsAbsentWithOneWarning() throws {
         let (fixture, peer) = try Self.start([FakeSensor.iioProximity(raw: "500", nearLevel: nil)])
         #expect(try Self.get(peer, "HasProximity") == .bool(false))
         try Self.claim(peer, "ClaimProximity")
         #expect(try Self.get(peer, "ProximityNear") == .bool(false))
-        #expect(fixture.logContains("no near level (udev property PROXIMITY_NEAR_LEVEL)"))
+        #expect(fixture.logContains("no near level (udev property PROXIMITY_NEAR_LEVEL or in_proximity_nearlevel)"))
         // A uevent for another device does not repeat it.
         try fixture.testbed.add(FakeSensor.iioLight(raw: "1", scale: "1"))
         #expect(Self.announced(peer, "HasAmbientLight=true"))
@@ -303,7 +340,7 @@ import TestSupport
     func proximityWithAnUnusableNearLevelIsAbsent(level: String) throws {
         let (fixture, peer) = try Self.start([FakeSensor.iioProximity(raw: "500", nearLevel: level)])
         #expect(try Self.get(peer, "HasProximity") == .bool(false))
-        #expect(fixture.logContains("the near level \"\(level)\" is not a positive number"))
+        #expect(fixture.logContains("the near level \"\(level)\" (udev property PROXIMITY_NEAR_LEVEL) is not a positive number"), "stderr:\n\(fixture.stderr)")
     }
 
     @Test func bufferWithAnUnusableScanTypeIsAbsentWithOneWarning() throws {
@@ -442,19 +479,8 @@ extension SensorProxySensorsTests {
         let (fixture, peer) = try Self.start(devices)
         let ours = try observe(peer, fixture.testbed) { fixture.stderr }
 
-        let bus = try TestBus()
-        let testbed = try UmockdevTestbed()
-        for device in devices { try testbed.add(device) }
-        var environment = testbed.environment
-        environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
-        environment["G_MESSAGES_DEBUG"] = "all"
-        let proxy = try ChildProcess(product: "/usr/sbin/iio-sensor-proxy", arguments: [], directory: bus.directory, environment: environment)
-        let theirsPeer = try Peer(bus: bus, watchManager: false)
-        #expect(theirsPeer.waitUntil {
-            (try? theirsPeer.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner", [.string(Self.name)],
-                                  destination: "org.freedesktop.DBus").first == .bool(true)) ?? false
-        }, "\(proxy.stderr)")
-        let theirs = try observe(theirsPeer, testbed) { proxy.stderr }
+        let other = try IioSensorProxy(devices)
+        let theirs = try observe(other.peer, other.testbed) { other.process.stderr }
         // iio-sensor-proxy scales in single precision.
         #expect(ours.keys.sorted() == theirs.keys.sorted())
         for (name, value) in ours {
@@ -464,6 +490,31 @@ extension SensorProxySensorsTests {
                 #expect(value == theirs[name], "\(name)")
             }
         }
+    }
+}
+
+/// Debian's iio-sensor-proxy on its own bus and umockdev devices, to compare with.
+struct IioSensorProxy {
+    let bus: TestBus
+    let testbed: UmockdevTestbed
+    let process: ChildProcess
+    let peer: Peer
+
+    init(_ devices: [String]) throws {
+        bus = try TestBus()
+        testbed = try UmockdevTestbed()
+        for device in devices { try testbed.add(device) }
+        var environment = testbed.environment
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
+        environment["G_MESSAGES_DEBUG"] = "all"
+        process = try ChildProcess(product: "/usr/sbin/iio-sensor-proxy", arguments: [], directory: bus.directory, environment: environment)
+        let peer = try Peer(bus: bus, watchManager: false)
+        self.peer = peer
+        let name = SensorProxySensorsTests.name
+        #expect(peer.waitUntil {
+            (try? peer.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner", [.string(name)],
+                            destination: "org.freedesktop.DBus").first == .bool(true)) ?? false
+        }, "\(process.stderr)")
     }
 }
 
@@ -512,10 +563,13 @@ enum FakeSensor {
 
     static let proximitySyspath = "/sys/devices/platform/prox/iio:device3"
 
-    static func iioProximity(raw: String, nearLevel: String?) -> String {
+    /// `nearLevel` in udev's property; `nearLevelAttribute` in the kernel's attribute.
+    static func iioProximity(raw: String, nearLevel: String?, nearLevelAttribute: String? = nil) -> String {
         var text = "P: /devices/platform/prox/iio:device3\nN: iio:device3\nE: SUBSYSTEM=iio\nE: IIO_SENSOR_PROXY_TYPE=iio-poll-proximity\n"
         if let nearLevel { text += "E: PROXIMITY_NEAR_LEVEL=\(nearLevel)\n" }
-        return text + "A: name=stk3310\nA: in_proximity_raw=\(raw)\n"
+        text += "A: name=stk3310\nA: in_proximity_raw=\(raw)\n"
+        if let nearLevelAttribute { text += "A: in_proximity_nearlevel=\(nearLevelAttribute)\n" }
+        return text
     }
 
     static let compassSyspath = "/sys/devices/platform/hid-magn/iio:device4"

@@ -3,14 +3,37 @@ import Testing
 
 /// The pure parts of the facade's light, proximity and compass sources.
 @Suite struct AuxiliaryParsingTests {
-    @Test func proximityHasHysteresisAroundItsNearLevel() {
-        let threshold = ProximityThreshold(nearLevel: 100)
-        // Far: near only above 110 % of the level.
-        #expect(!threshold.isNear(105, wasNear: false))
-        #expect(threshold.isNear(111, wasNear: false))
-        // Near: far again only below 90 %.
-        #expect(threshold.isNear(95, wasNear: true))
-        #expect(!threshold.isNear(89, wasNear: true))
+    /// Whether each of `values`, read in turn, is near a level of 100.
+    static func nearness(_ values: [Double]) -> [Bool] {
+        var threshold = ProximityThreshold(nearLevel: 100)
+        return values.map { threshold.isNear($0) }
+    }
+
+    @Test func aSteadyProximityIsNearExactlyAboveItsLevel() {
+        // iio-sensor-proxy's rule, which devices' tuned levels assume: held steady, 101 is
+        // near and 100 is far, whichever side the readings came from.
+        #expect(Self.nearness([0, 101, 101]) == [false, false, true])
+        #expect(Self.nearness([500, 100, 100]) == [true, true, false])
+    }
+
+    @Test func aProximityThatHasJustCrossedWaitsAReadingUnlessPastTheMargin() {
+        // The first reading counts from far: near only above 110 %. After a reading above
+        // the level, near down to 90 %. Far past the margin flips at once, both ways.
+        #expect(Self.nearness([105, 105, 95, 95, 89]) == [false, true, true, false, false])
+        #expect(Self.nearness([111, 89, 111]) == [true, false, true])
+    }
+
+    @Test func theNearLevelIsUdevsElseTheDevicesAttribute() {
+        #expect(IIOProximitySensor.nearLevel(property: "50", attribute: "128").map { $0 } == .success(50))
+        #expect(IIOProximitySensor.nearLevel(property: nil, attribute: "128\n").map { $0 } == .success(128))
+        // An unusable property gives way to the attribute (iio-sensor-proxy reads a 0 as unset).
+        #expect(IIOProximitySensor.nearLevel(property: "0", attribute: "128").map { $0 } == .success(128))
+        guard case .failure(let bad) = IIOProximitySensor.nearLevel(property: "abc", attribute: nil),
+              case .failure(let none) = IIOProximitySensor.nearLevel(property: nil, attribute: nil) else {
+            Issue.record("an unusable near level was used"); return
+        }
+        #expect(bad.message.contains("the near level \"abc\" (udev property PROXIMITY_NEAR_LEVEL) is not a positive number"))
+        #expect(none.message.contains("no near level"))
     }
 
     @Test(arguments: [("(51,102)", 40.0), ("(255,0)", 100.0), ("(0,0)", 0.0), (" (10,20)\n", 20.0 / 255 * 100)])
