@@ -72,6 +72,18 @@ import TestSupport
         #expect(fixture.logContains("stopped reading als (iio:device1): no claimer left"))
     }
 
+    /// Lux as the kernel's ABI defines them: (raw + offset) × scale, and `_input` as it
+    /// is (docs/facade.md: iio-sensor-proxy departs from both).
+    @Test(arguments: [("A: in_illuminance_raw=10\nA: in_illuminance_offset=5\nA: in_illuminance_scale=2\n", 30.0),
+                      ("A: in_illuminance_input=10\nA: in_illuminance_scale=2\n", 10.0)])
+    func anIioLightLevelIsLuxAsTheKernelDefinesIt(attributes: String, lux: Double) throws {
+        let device = "P: /devices/platform/als/iio:device1\nN: iio:device1\nE: SUBSYSTEM=iio\n"
+            + "E: IIO_SENSOR_PROXY_TYPE=iio-poll-als\nA: name=als\n" + attributes
+        let (fixture, peer) = try Self.start([device])
+        try Self.claim(peer, "ClaimLight")
+        #expect(try Self.get(peer, "LightLevel") == .double(lux), "stderr:\n\(fixture.stderr)")
+    }
+
     @Test func lightPluggedInLaterIsPickedUpAndItsRemovalSaid() throws {
         let (fixture, peer) = try Self.start([])
         #expect(try Self.get(peer, "HasAmbientLight") == .bool(false))
