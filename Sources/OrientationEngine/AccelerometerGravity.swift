@@ -45,8 +45,22 @@ struct AccelerometerGravity: GravityEstimator {
     private var restReached = false
     /// The length part of the disturbance alone (``GravityEstimate/lengthCalmFromMs``).
     private var lengthPeak: DecayingPeak
-    /// The mean of the recent intervals between readings (over about eight).
+    /// The mean of the recent intervals between readings (over about
+    /// `intervalsAveraged`).
     private var usualIntervalMs: Double?
+    /// How many recent intervals `usualIntervalMs` averages over: enough that one late
+    /// or early poll does not move it much, few enough to follow a rate that changes.
+    static let intervalsAveraged = 8.0
+    /// The sensor is silent once no reading has come for this many times its usual
+    /// interval: a poll's timestamps jitter, and a reading that came early must not
+    /// make the next, on time, look like silence.
+    static let silenceAfterIntervals = 1.5
+    /// A reading longer than this many times the sensor's confirmed 1 g is no reading at
+    /// all (a bit error, a broken frame): no hand or knock comes near it.
+    static let absurdLengthRatio = 1000.0
+    /// A rest re-learns the 1 g from at least this many readings' mean: one reading is
+    /// no mean.
+    static let restReadingsToLearn = 2
     private(set) var estimate = GravityEstimate()
 
     init(tunables t: EngineTunables, delivery: SensorDelivery) {
@@ -84,9 +98,9 @@ struct AccelerometerGravity: GravityEstimator {
         let m2 = a.lengthSquared
         guard m2.isFinite, m2 > 0 else { return false }
         let m = m2.squareRoot()
-        // More than a thousand times the sensor's confirmed 1 g is no reading at all.
-        // Before that the estimate may itself come from a reading in free fall.
-        guard !magnitude.isConfirmed || m < 1000 * magnitude.value else { return false }
+        // Before the 1 g is confirmed the estimate may itself come from a reading in
+        // free fall: nothing is too long yet.
+        guard !magnitude.isConfirmed || m < Self.absurdLengthRatio * magnitude.value else { return false }
         let t = Double(sample.timeMs)
         guard started else {
             started = true
@@ -95,7 +109,7 @@ struct AccelerometerGravity: GravityEstimator {
             meanFilter.reset(to: a)
             tiltFilter.reset(to: a)
             strideFilter.reset(to: a)
-            rest.observe(a, length: m, at: t, creditMs: 0)
+            rest.observe(a, length: m, since: t)
             estimate.up = a.unit
             estimate.meanUp = estimate.up
             estimate.tiltUp = estimate.up
@@ -111,18 +125,17 @@ struct AccelerometerGravity: GravityEstimator {
         let credit = min(dt, maxIntervalMs)
         estimate.intervalMs = dt
         estimate.lastReadingMs = max(estimate.lastReadingMs, t)
-        // Silent: half as long again as this sensor took to send, or as it usually takes
-        // (the mean of its recent intervals): a poll's timestamps jitter, and a reading
-        // that came early must not make the next, on time, look like silence.
+        // Silent: half as long again (`silenceAfterIntervals`) as this sensor took to
+        // send, or as it usually takes, whichever is longer.
         // A reading after the sensor fell silent: how it moved meanwhile is not known.
         let lagDt = min(dt, estimate.silenceMs)
-        if dt > 0 { usualIntervalMs = usualIntervalMs.map { $0 + (credit - $0) / 8 } ?? credit }
-        estimate.silenceMs = min(maxIntervalMs, max(1, 1.5 * max(dt, usualIntervalMs ?? dt)))
+        if dt > 0 { usualIntervalMs = usualIntervalMs.map { $0 + (credit - $0) / Self.intervalsAveraged } ?? credit }
+        estimate.silenceMs = min(maxIntervalMs, max(1, Self.silenceAfterIntervals * max(dt, usualIntervalMs ?? dt)))
 
-        rest.observe(a, length: m, at: t, creditMs: credit * 0.5)
+        rest.observe(a, length: m, since: t - credit / 2)
         let restFor = t - rest.sinceMs
         magnitude.observe(a, dtMs: credit)
-        if rest.readings >= 2 && restFor >= restMs {
+        if rest.readings >= Self.restReadingsToLearn && restFor >= restMs {
             magnitude.rest(length: rest.meanLength, restMs: restFor, dtMs: credit,
                            tolerance: tolerance, relearnMs: relearnMs)
         }

@@ -1,10 +1,10 @@
 /// A proposed change, debounced: what is proposed, since when, and by how many readings.
 ///
-/// Proposing the same value again adds a reading; proposing another starts over. The
-/// start is credited half the interval before the first reading that proposed it: the
-/// boundary was crossed somewhere in that interval.
+/// Proposing the same value again adds a reading; proposing another starts over, from
+/// the time the caller says the new proposal began (the judge credits half the interval
+/// before the first reading that proposed it: the boundary was crossed somewhere in it).
 ///
-/// One reading that proposes nothing may be forgiven (``propose(_:at:creditMs:forgivingAfter:)``):
+/// One reading that proposes nothing may be forgiven (``propose(_:since:forgivingAfter:)``):
 /// the proposal stands through it, *lapsed*, and nothing may be decided on that reading.
 struct Candidate<Value: Equatable & Sendable>: Sendable {
     private(set) var value: Value?
@@ -14,11 +14,11 @@ struct Candidate<Value: Equatable & Sendable>: Sendable {
     /// but that reading argues against it, so no decision rests on it.
     private(set) var lapsed = false
 
-    /// A reading at `t` proposes `proposal` (nil: nothing, or what is already reported).
-    /// A nil proposal after `forgivingAfter` readings or more that proposed the value is
+    /// A reading proposes `proposal` (nil: nothing, or what is already reported), which
+    /// began at `began` if it is new. A nil proposal after `forgivingAfter` readings or more that proposed the value is
     /// forgiven, once: the value stands, lapsed, until the next reading proposes it again
     /// (or does not, and it is dropped).
-    mutating func propose(_ proposal: Value?, at t: Double, creditMs: Double, forgivingAfter confirmed: Int = .max) {
+    mutating func propose(_ proposal: Value?, since began: Double, forgivingAfter confirmed: Int = .max) {
         guard let proposal else {
             if value != nil && !lapsed && readings >= confirmed {
                 lapsed = true
@@ -33,11 +33,11 @@ struct Candidate<Value: Equatable & Sendable>: Sendable {
             readings += 1
         } else {
             value = proposal
-            sinceMs = t - creditMs
+            sinceMs = began
             readings = 1
         }
         lapsed = false
     }
 
-    mutating func clear() { propose(nil, at: 0, creditMs: 0) }
+    mutating func clear() { propose(nil, since: 0) }
 }

@@ -183,6 +183,9 @@ struct Judge: Sendable {
     mutating func observe(_ e: GravityEstimate, at t: Double, creditMs: Double) {
         let a = geometry.pose(e.up)
         zone = a.zone
+        // What this reading is the first to show began halfway since the reading before:
+        // somewhere in that interval the line was crossed.
+        let began = t - creditMs / 2
         flatward.observe(sinElevation: a.sinElevation, at: t, dtMs: creditMs)
         pickUp.observe(e, sinElevation: a.sinElevation, at: t, creditMs: creditMs)
         if e.isAttitude {
@@ -194,7 +197,7 @@ struct Judge: Sendable {
         if a.zone != .free {
             freeSinceMs = .infinity
         } else if freeSinceMs == .infinity {
-            freeSinceMs = t - creditMs * 0.5
+            freeSinceMs = began
         }
         // Near flat only a rest decides (CalmElevationDeg). A pose held at the leave angle
         // (a phone at the ear, at φ 55–65°) has readings on both sides of it: one that
@@ -202,10 +205,10 @@ struct Judge: Sendable {
         // is forgiven, and the proposal's time goes on counting (at 10 Hz it had waited
         // for a run of readings all past the line: 0 or 600 ms, as the poll's phase fell).
         let p = a.sinElevation < sinCalmElevation ? geometry.proposal(a, current: orientation) : nil
-        candidate.propose(p == orientation ? nil : p, at: t, creditMs: creditMs * 0.5,
+        candidate.propose(p == orientation ? nil : p, since: began,
                           forgivingAfter: p == orientation ? confirmReadings : .max)
         let q = pickUp.active(e) ? geometry.proposal(geometry.pose(e.meanUp), current: orientation) : nil
-        pickUpCandidate.propose(q == orientation ? nil : q, at: t, creditMs: creditMs * 0.5)
+        pickUpCandidate.propose(q == orientation ? nil : q, since: began)
         var stride: Orientation?
         var strideTilt: Tilt?
         if strideMs > 0 && e.strideAttitude != .zero {
@@ -229,11 +232,11 @@ struct Judge: Sendable {
             stride = a.sinElevation < sinCalmElevation ? geometry.proposal(a, current: orientation) : nil
             strideTilt = geometry.tilt(a, current: tilt)
         }
-        strideCandidate.propose(stride == orientation ? nil : stride, at: t, creditMs: creditMs * 0.5)
-        strideTiltCandidate.propose(strideTilt == tilt ? nil : strideTilt, at: t, creditMs: creditMs * 0.5)
+        strideCandidate.propose(stride == orientation ? nil : stride, since: began)
+        strideTiltCandidate.propose(strideTilt == tilt ? nil : strideTilt, since: began)
         self.strideTilt = strideTilt
         let level = geometry.tilt(geometry.pose(e.tiltUp), current: tilt)
-        tiltCandidate.propose(level == tilt ? nil : level, at: t, creditMs: creditMs * 0.5)
+        tiltCandidate.propose(level == tilt ? nil : level, since: began)
     }
 
     /// When evidence that is complete in time at `needMs`, seen by `readings` readings, is

@@ -29,16 +29,15 @@ struct Rest: Sendable {
     private(set) var mean = Vector3.zero
     private(set) var meanLength = 0.0
 
-    /// Takes a reading `a` of length `length` at `t`, `creditMs` after the run may have
-    /// begun if it begins here.
-    mutating func observe(_ a: Vector3, length: Double, at t: Double, creditMs: Double) {
+    /// Takes a reading `a` of length `length`; a run that begins with it began at `began`.
+    mutating func observe(_ a: Vector3, length: Double, since began: Double) {
         if readings > 0 && a.within(cosine: cosAngle, of: mean) && abs(length - meanLength) <= band * meanLength {
             sum += a
             readings += 1
         } else {
             sum = a
             readings = 1
-            sinceMs = t - creditMs
+            sinceMs = began
         }
         mean = sum * (1 / Double(readings))
         meanLength = mean.length

@@ -64,15 +64,15 @@ struct EnginePartsTests {
     func restFromTheMean() {
         var r = Rest(angleDeg: 5, band: 0.04)
         let noisy = poseSample(t: 0, phi: 4, theta: 0)
-        r.observe(Vector3(noisy), length: 9.81, at: 0, creditMs: 0)
+        r.observe(Vector3(noisy), length: 9.81, since: 0)
         // Readings at φ = 0, more than 5° from the first at φ = 4 after three of them:
         // within 5° of the mean, so the run goes on.
         for (i, phi) in [0.0, 0, 0, -1.5].enumerated() {
-            r.observe(Vector3(poseSample(t: Int64(i + 1) * 10, phi: phi, theta: 0)), length: 9.81, at: Double(i + 1) * 10, creditMs: 5)
+            r.observe(Vector3(poseSample(t: Int64(i + 1) * 10, phi: phi, theta: 0)), length: 9.81, since: Double(i + 1) * 10 - 5)
         }
         #expect(r.readings == 5 && r.sinceMs == 0)
         // A reading 10 % longer breaks it.
-        r.observe(Vector3(poseSample(t: 60, phi: 0, theta: 0, g: 9.81 * 1.1)), length: 9.81 * 1.1, at: 60, creditMs: 5)
+        r.observe(Vector3(poseSample(t: 60, phi: 0, theta: 0, g: 9.81 * 1.1)), length: 9.81 * 1.1, since: 55)
         #expect(r.readings == 1 && r.sinceMs == 55)
     }
 
@@ -110,37 +110,37 @@ struct EnginePartsTests {
     @Test("a candidate counts the readings that propose it and starts over on another")
     func candidate() {
         var c = Candidate<Orientation>()
-        c.propose(.leftUp, at: 100, creditMs: 10)
-        c.propose(.leftUp, at: 120, creditMs: 10)
+        c.propose(.leftUp, since: 90)
+        c.propose(.leftUp, since: 110)
         #expect(c.value == .leftUp && c.readings == 2 && c.sinceMs == 90)
-        c.propose(.rightUp, at: 140, creditMs: 10)
+        c.propose(.rightUp, since: 130)
         #expect(c.value == .rightUp && c.readings == 1 && c.sinceMs == 130)
-        c.propose(nil, at: 160, creditMs: 10)
+        c.propose(nil, since: 150)
         #expect(c.value == nil && c.readings == 0)
     }
 
     @Test("a candidate confirmed by enough readings survives one reading that proposes nothing, lapsed, and not two")
     func candidateForgivesOnce() {
         var c = Candidate<Orientation>()
-        c.propose(.leftUp, at: 100, creditMs: 50)
+        c.propose(.leftUp, since: 50)
         // Too few readings yet: not forgiven.
-        c.propose(nil, at: 200, creditMs: 50, forgivingAfter: 2)
+        c.propose(nil, since: 150, forgivingAfter: 2)
         #expect(c.value == nil)
-        c.propose(.leftUp, at: 300, creditMs: 50)
-        c.propose(.leftUp, at: 400, creditMs: 50)
-        c.propose(nil, at: 500, creditMs: 50, forgivingAfter: 2)
+        c.propose(.leftUp, since: 250)
+        c.propose(.leftUp, since: 350)
+        c.propose(nil, since: 450, forgivingAfter: 2)
         #expect(c.value == .leftUp && c.lapsed && c.readings == 2 && c.sinceMs == 250)
         // Proposed again: it goes on from where it began.
-        c.propose(.leftUp, at: 600, creditMs: 50)
+        c.propose(.leftUp, since: 550)
         #expect(c.value == .leftUp && !c.lapsed && c.readings == 3 && c.sinceMs == 250)
         // Two readings in a row that propose nothing end it.
-        c.propose(nil, at: 700, creditMs: 50, forgivingAfter: 2)
-        c.propose(nil, at: 800, creditMs: 50, forgivingAfter: 2)
+        c.propose(nil, since: 650, forgivingAfter: 2)
+        c.propose(nil, since: 750, forgivingAfter: 2)
         #expect(c.value == nil && !c.lapsed)
         // Without forgiveness (the default) one ends it.
-        c.propose(.leftUp, at: 900, creditMs: 50)
-        c.propose(.leftUp, at: 1000, creditMs: 50)
-        c.propose(nil, at: 1100, creditMs: 50)
+        c.propose(.leftUp, since: 850)
+        c.propose(.leftUp, since: 950)
+        c.propose(nil, since: 1050)
         #expect(c.value == nil)
     }
 }
