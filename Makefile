@@ -97,21 +97,23 @@ help:
 # The demo runs as a job of its own (set -m: its own process group, given the
 # terminal), so Ctrl-C reaches the demo, which stops everything and exits 0, and not
 # make, which would report the interrupt as an error. `; exit` keeps bash from
-# exec'ing the script in place of itself (which would skip job control). A SIGTERM to
-# make (kill, timeout(1), a CI step's limit) reaches only that bash, make's child, not
-# the job's group: setpriv's --pdeathsig turns the bash's death into a SIGTERM for the
-# demo, which then stops everything too.
-DEMO_JOB = set -m; setpriv --pdeathsig TERM scripts/demo.sh
+# exec'ing the script in place of itself (which would skip job control).
+# Whatever ends make ends the demo, kill -9 included: setpriv's --pdeathsig turns
+# make's death into a SIGTERM for the bash that runs the job, and that bash's death
+# into a SIGTERM for the demo, which then stops everything it started. (A SIGTERM to
+# make alone would reach that bash anyway, GNU make passing it on to its children; a
+# SIGKILL leaves them running.)
+DEMO_JOB = exec setpriv --pdeathsig TERM bash -c 'set -m; setpriv --pdeathsig TERM scripts/demo.sh "$$@"; exit $$?' demo
 run:
 	scripts/prerequisites.sh run
 	$(SWIFT_BUILD)
-	@$(DEMO_JOB); exit $$?
+	@$(DEMO_JOB)
 
 demo:
 	scripts/prerequisites.sh demo
 	$(SWIFT_BUILD)
 	$(SWIFT_BUILD) --package-path examples/gtk-demo
-	@$(DEMO_JOB) gtk; exit $$?
+	@$(DEMO_JOB) gtk
 
 screenshots:
 	scripts/prerequisites.sh demo

@@ -8,9 +8,12 @@ import TestSupport
 @Suite struct MakeRunTests {
     /// Runs ARGV in a session of its own, waits until MARKER appears in its output, then
     /// either types Ctrl-C (ACTION `ctrl-c`: ARGV runs on a pseudo-terminal, which turns
-    /// the byte into SIGINT for its foreground process group) or sends SIGTERM to ARGV's
-    /// process alone (`term`: as kill(1), timeout(1) or a CI step's limit do; ARGV's
-    /// output is a pipe, as in CI, and no terminal hangs up when it dies). It reads
+    /// the byte into SIGINT for its foreground process group) or, with no terminal
+    /// (ARGV's output is a pipe, as in CI, and no terminal hangs up when it dies), sends
+    /// SIGTERM to ARGV's process alone (`term`: as kill(1), timeout(1) or a CI step's
+    /// limit do), SIGKILL to it alone (`kill`: a tool's timeout, Python's
+    /// `Popen.kill`), or SIGINT to its process group (`int-group`: an IDE's stop
+    /// button, `kill -INT -PGID`). It reads
     /// until every process has closed the output (at most 30 s), kills what still runs
     /// in the session, and prints the output and then `EXIT=<status>` (negative: killed
     /// by that signal).
@@ -48,6 +51,10 @@ import TestSupport
         typed = read_until(marker, 90)
         if typed and action == 'ctrl-c':
             os.write(fd, b'\\x03')
+        elif typed and action == 'kill':
+            os.kill(pid, signal.SIGKILL)
+        elif typed and action == 'int-group':
+            os.killpg(pid, signal.SIGINT)
         elif typed:
             os.kill(pid, signal.SIGTERM)
         read_until(None, 30)
@@ -108,6 +115,27 @@ import TestSupport
         let (result, demoDirectoryGone) = try Self.makeRun("term")
         // make itself dies of the signal; the output closed only once the demo was gone.
         #expect(result.stdout.contains("\nTYPED=1 EXIT=-15\n"), "\(result.output)")
+        #expect(result.stdout.contains("demo: stopped orientationd and the private bus"), "\(result.output)")
+        #expect(demoDirectoryGone)
+    }
+
+    /// make killed outright (SIGKILL: no handler, nothing passed on) still ends the demo:
+    /// the shell that runs it dies with make, and the demo with that shell, and it stops
+    /// the monitor, the daemon and the bus. Before, they ran on with no make, holding the
+    /// demo's directory, until killed by hand.
+    @Test func makeKilledStopsTheDemo() throws {
+        let (result, demoDirectoryGone) = try Self.makeRun("kill")
+        #expect(result.stdout.contains("\nTYPED=1 EXIT=-9\n"), "\(result.output)")
+        #expect(result.stdout.contains("demo: stopped orientationd and the private bus"), "\(result.output)")
+        #expect(demoDirectoryGone)
+    }
+
+    /// With no terminal, an interrupt goes to make's process group (an IDE's stop
+    /// button), not to the demo's, whose job has a group of its own for a terminal's
+    /// Ctrl-C: it stops all the same, stops everything, and make ends.
+    @Test func anInterruptToMakesGroupWithoutATerminalStopsTheDemo() throws {
+        let (result, demoDirectoryGone) = try Self.makeRun("int-group")
+        #expect(result.stdout.contains("\nTYPED=1 EXIT=-2\n"), "\(result.output)")
         #expect(result.stdout.contains("demo: stopped orientationd and the private bus"), "\(result.output)")
         #expect(demoDirectoryGone)
     }
