@@ -107,35 +107,21 @@ import TestSupport
         #expect(demoDirectoryGone)
     }
 
-    /// SIGTERM sent to make alone (as kill(1), timeout(1) or a CI step's time limit send
-    /// it) stops the demo too: make passes it to its child, the shell that runs the demo
-    /// as a job, and the demo, in a process group of its own, must still stop the
-    /// monitor, the daemon and the bus and remove its directory, not run on without make.
-    @Test func sigtermToMakeStopsTheDemo() throws {
-        let (result, demoDirectoryGone) = try Self.makeRun("term")
-        // make itself dies of the signal; the output closed only once the demo was gone.
-        #expect(result.stdout.contains("\nTYPED=1 EXIT=-15\n"), "\(result.output)")
-        #expect(result.stdout.contains("demo: stopped orientationd and the private bus"), "\(result.output)")
-        #expect(demoDirectoryGone)
-    }
-
-    /// make killed outright (SIGKILL: no handler, nothing passed on) still ends the demo:
-    /// the shell that runs it dies with make, and the demo with that shell, and it stops
-    /// the monitor, the daemon and the bus. Before, they ran on with no make, holding the
-    /// demo's directory, until killed by hand.
-    @Test func makeKilledStopsTheDemo() throws {
-        let (result, demoDirectoryGone) = try Self.makeRun("kill")
-        #expect(result.stdout.contains("\nTYPED=1 EXIT=-9\n"), "\(result.output)")
-        #expect(result.stdout.contains("demo: stopped orientationd and the private bus"), "\(result.output)")
-        #expect(demoDirectoryGone)
-    }
-
-    /// With no terminal, an interrupt goes to make's process group (an IDE's stop
-    /// button), not to the demo's, whose job has a group of its own for a terminal's
-    /// Ctrl-C: it stops all the same, stops everything, and make ends.
-    @Test func anInterruptToMakesGroupWithoutATerminalStopsTheDemo() throws {
-        let (result, demoDirectoryGone) = try Self.makeRun("int-group")
-        #expect(result.stdout.contains("\nTYPED=1 EXIT=-2\n"), "\(result.output)")
+    /// Without a terminal, however make is ended, the demo stops the monitor, the daemon
+    /// and the bus and removes its directory, rather than run on without make; make
+    /// itself dies of the signal, and the output closes only once the demo is gone.
+    /// - `term`, SIGTERM to make alone (kill(1), timeout(1), a CI step's time limit):
+    ///   make passes it to its child, the shell that runs the demo as a job, whose death
+    ///   reaches the demo in its process group of its own;
+    /// - `kill`, SIGKILL to make alone (a tool's timeout, Python's `Popen.kill`): nothing
+    ///   is passed on, and that shell dies with make (before, it and the demo ran on,
+    ///   holding the demo's directory, until killed by hand);
+    /// - `int-group`, SIGINT to make's process group (an IDE's stop button): not the
+    ///   demo's group, which is its own for a terminal's Ctrl-C, but it stops all the same.
+    @Test(arguments: zip(["term", "kill", "int-group"], [-15, -9, -2]))
+    func endingMakeStopsTheDemo(action: String, exitStatus: Int) throws {
+        let (result, demoDirectoryGone) = try Self.makeRun(action)
+        #expect(result.stdout.contains("\nTYPED=1 EXIT=\(exitStatus)\n"), "\(result.output)")
         #expect(result.stdout.contains("demo: stopped orientationd and the private bus"), "\(result.output)")
         #expect(demoDirectoryGone)
     }
