@@ -132,7 +132,7 @@ struct AccelerometerGravity: GravityEstimator {
         if dt > 0 { usualIntervalMs = usualIntervalMs.map { $0 + (credit - $0) / Self.intervalsAveraged } ?? credit }
         estimate.silenceMs = min(maxIntervalMs, max(1, Self.silenceAfterIntervals * max(dt, usualIntervalMs ?? dt)))
 
-        rest.observe(a, length: m, since: t - credit / 2)
+        rest.observe(a, length: m, since: EngineMath.firstSeen(at: t, intervalMs: credit))
         let restFor = t - rest.sinceMs
         magnitude.observe(a, dtMs: credit)
         if rest.readings >= Self.restReadingsToLearn && restFor >= restMs {

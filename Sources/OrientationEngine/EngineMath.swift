@@ -9,6 +9,10 @@ enum EngineMath {
     static let degreesPerRadian = 180.0 / Double.pi
     static let radiansPerDegree = Double.pi / 180.0
 
+    /// When what a reading at `t` is the first to show began: halfway back to the reading
+    /// before it, `intervalMs` earlier, since the change happened somewhere in between.
+    static func firstSeen(at t: Double, intervalMs: Double) -> Double { t - intervalMs / 2 }
+
     /// atan(x) for |x| <= 1.
     static func atanUnit(_ x: Double) -> Double {
         // One argument halving: atan(x) = 2 atan(x / (1 + sqrt(1 + x²))), |x'| <= tan(π/8).

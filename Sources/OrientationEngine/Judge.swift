@@ -183,9 +183,7 @@ struct Judge: Sendable {
     mutating func observe(_ e: GravityEstimate, at t: Double, creditMs: Double) {
         let a = geometry.pose(e.up)
         zone = a.zone
-        // What this reading is the first to show began halfway since the reading before:
-        // somewhere in that interval the line was crossed.
-        let began = t - creditMs / 2
+        let began = EngineMath.firstSeen(at: t, intervalMs: creditMs)
         flatward.observe(sinElevation: a.sinElevation, at: t, dtMs: creditMs)
         pickUp.observe(e, sinElevation: a.sinElevation, at: t, creditMs: creditMs)
         if e.isAttitude {
