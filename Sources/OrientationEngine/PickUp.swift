@@ -36,6 +36,7 @@ struct PickUp: Sendable {
     private let windowMs: Double
     private let joltG: Double
     private let calmAngleDeg: Double
+    private let gateToleranceMs: Double
     /// The run of unchanged readings at the last reading (``GravityEstimate/restSinceMs``):
     /// when it began, its last reading, how many readings it held and whether at 1 g.
     private var run = (sinceMs: -Double.infinity, lastMs: -Double.infinity, readings: 0, gravity: false)
@@ -50,6 +51,7 @@ struct PickUp: Sendable {
         windowMs = t.pickUpMs
         joltG = t.pickUpJoltG
         calmAngleDeg = t.calmAngleDeg
+        gateToleranceMs = t.pickUpGateToleranceMs
         turning = TurnSweep(tunables: t)
         sweep = FlatwardSweep(tunables: t, bothWays: true)
     }
@@ -90,7 +92,8 @@ struct PickUp: Sendable {
 
     /// What calm allows a proposal `o` while the device is being picked up: a disturbance
     /// of `limit` times calm, from `fromMs` (the plain mean no longer turning, the readings'
-    /// length calm), until `endsMs`. Nil when there is no pick-up, a gyroscope is
+    /// length calm; a reading less than half an interval before that counts, up to
+    /// `PickUpGateToleranceMs`), until `endsMs`. Nil when there is no pick-up, a gyroscope is
     /// integrated (calm then reads the turning from it), or the estimate is too near the
     /// sector's edge to allow more than calm. A gyroscope read too rarely to integrate (a
     /// 10 Hz poll) leaves calm to the accelerometer's whole angle, and the allowance with it.
@@ -102,6 +105,9 @@ struct PickUp: Sendable {
         let pose = geometry.pose(e.meanUp)
         let limit = geometry.depthDeg(pose, in: o) * pose.plane / calmAngleDeg
         guard limit > 1 else { return nil }
-        return (limit, max(turning.calmFromMs, sweep.calmFromMs, e.lengthCalmFromMs), stillUntilMs + windowMs)
+        // Gates that open within half an interval after a reading are open at it
+        // (`PickUpGateToleranceMs`): the reading stands for the time around it.
+        let gates = max(turning.calmFromMs, sweep.calmFromMs, e.lengthCalmFromMs)
+        return (limit, gates - min(e.intervalMs / 2, gateToleranceMs), stillUntilMs + windowMs)
     }
 }

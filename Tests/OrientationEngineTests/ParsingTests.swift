@@ -142,7 +142,7 @@ struct TunablesTests {
             #expect(error.key == "SettleTime")
             #expect(error.description.contains("SettleTime"))
             #expect(error.description.contains("unknown key"))
-            // Not a near miss of any key, and not all 57 of them either.
+            // Not a near miss of any key, and not all 58 of them either.
             #expect(!error.description.contains("GravityFilterMs"), "\(error.description)")
             #expect(!error.description.contains("did you mean"), "\(error.description)")
         }

@@ -17,12 +17,12 @@ struct PickUpTests {
     /// of the turn's readings (in g); `periodMs` the time between readings (the shaking
     /// turns at every reading).
     func placed(stillBefore: Bool, tunables: EngineTunables = .default, periodMs: Int64 = 10,
-                delivery: SensorDelivery = .stream, theta: Double = 10, shakeDeg: Double = 20,
-                lengths: (Double, Double) = (1.1, 0.9), length: ((Int64) -> Double)? = nil,
-                turnLength: Double = 1) -> Int64? {
+                phaseMs: Int64 = 0, delivery: SensorDelivery = .stream, theta: Double = 10,
+                shakeDeg: Double = 20, lengths: (Double, Double) = (1.1, 0.9),
+                length: ((Int64) -> Double)? = nil, turnLength: Double = 1) -> Int64? {
         var e = OrientationEngine(tunables: tunables, delivery: delivery)
         let turnEnd: Int64 = 1800
-        for t in stride(from: Int64(0), to: 4000, by: Int(periodMs)) {
+        for t in stride(from: phaseMs, to: 4000, by: Int(periodMs)) {
             let even = (t / periodMs) % 2 == 0
             let shake = even ? shakeDeg : -shakeDeg
             let sample: Sample
@@ -58,6 +58,27 @@ struct PickUpTests {
             let shaken = try #require(placed(stillBefore: false, delivery: delivery))
             #expect(shaken >= 1000, "\(delivery), shaken before: \(shaken)")
         }
+    }
+
+    @Test("a gate that opens less than half an interval after a reading is open at it (PickUpGateToleranceMs)")
+    func aGateIsOpenAtTheReadingNearest() throws {
+        // A pose lowered into place, read at 25 Hz from every phase of the poll: the
+        // readings are 0.6 g long until 200 ms after the turn's end. The first reading at
+        // 1 g says the force is over, but the length's average, decaying from it, crosses
+        // its limit a few ms later, between two readings. Open only at its time, that gate
+        // holds every such pose a whole interval more.
+        func latencies(_ tunables: EngineTunables) throws -> [Int64] {
+            try (0..<40).map { phase in
+                try #require(placed(stillBefore: true, tunables: tunables, periodMs: 40, phaseMs: Int64(phase),
+                                    length: { $0 < 200 ? 0.6 : ($0 / 40) % 2 == 0 ? 1.1 : 0.9 }))
+            }
+        }
+        var exact = EngineTunables.default
+        exact.pickUpGateToleranceMs = 0
+        let nearest = try latencies(.default), next = try latencies(exact)
+        // Taken at the first reading at 1 g, whatever the phase (200–239 ms after the turn).
+        #expect(nearest.allSatisfy { (200..<240).contains($0) }, "\(nearest)")
+        #expect(zip(nearest, next).allSatisfy { $0 + 40 == $1 }, "\(nearest) against \(next)")
     }
 
     @Test("a pose turned briskly into place is taken once the hand stops, not while the estimate catches up")

@@ -24,6 +24,7 @@ case "${1:-}" in -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;
 [ $# -gt 0 ] || set -- \
     RestMs=0 OrientationSettleMs=0 EdgeDeg=0 EdgeSettleMs=0 ConfirmReadings=1 \
     OrientationHysteresisDeg=0 DisturbanceDecayMs=0 PickUpMs=0 PickUpTurnDegS=0 PickUpJoltG=100 \
+    PickUpGateToleranceMs=0 \
     LengthFilterMs=0 StrideMs=0 RestElevationDeg=90 CalmElevationDeg=65 MaxElevationDeg=90 \
     MinElevationDeg=-90 FlatwardRateDegS=0 FlatExitMs=0 CalmGravityShare=0 \
     AccelerationToleranceG=10 AccelerationGateG=100 RelearnMs=600000 TiltSettleMs=0 \
